@@ -1,0 +1,3 @@
+from sotto.cli import main
+
+raise SystemExit(main())

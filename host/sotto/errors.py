@@ -1,0 +1,95 @@
+"""sotto's error hierarchy. Every error carries a stable code for traces and scripts.
+
+The command line prints `error[CODE]: message` and exits non-zero; nothing below
+this hierarchy should escape as a traceback for bad input.
+"""
+
+
+class SottoError(Exception):
+    """Base of every error sotto reports to a user."""
+
+    code = "sotto_error"
+    exit_status = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message} ({self.hint})"
+        return self.message
+
+
+class ConfigError(SottoError):
+    code = "config"
+    exit_status = 2
+
+
+class LinkError(SottoError):
+    """The serial link: port, permissions, handshake."""
+
+    code = "link"
+
+
+class PortNotFound(LinkError):
+    code = "link_port_not_found"
+
+
+class PortPermissionDenied(LinkError):
+    code = "link_permission_denied"
+
+
+class HandshakeTimeout(LinkError):
+    code = "link_no_hello"
+
+
+class ProtocolVersionMismatch(LinkError):
+    code = "link_protocol_version"
+
+
+class LinkClosed(LinkError):
+    code = "link_closed"
+
+
+class ModelError(SottoError):
+    """A model is missing, unreadable or cannot meet its budget."""
+
+    code = "model"
+
+
+class ModelNotFound(ModelError):
+    code = "model_not_found"
+
+
+class ModelLoadFailed(ModelError):
+    code = "model_load_failed"
+
+
+class DownloadError(ModelError):
+    code = "model_download"
+
+
+class ChecksumMismatch(DownloadError):
+    code = "model_checksum"
+
+
+class AudioFormatError(SottoError):
+    """A WAV or raw audio stream sotto cannot read."""
+
+    code = "audio_format"
+
+
+class StateUpdateError(SottoError):
+    """The model's working-memory update was invalid (kept out of the state)."""
+
+    code = "state_update_invalid"
+
+
+class StoreError(SottoError):
+    code = "store"
+
+
+class SessionNotFound(StoreError):
+    code = "session_not_found"

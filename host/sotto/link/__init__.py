@@ -1,0 +1,1 @@
+"""The serial link to a board: wire messages, transport, and the host side of the protocol."""

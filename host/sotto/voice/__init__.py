@@ -1,0 +1,1 @@
+"""The voice session: phases, turns, barge-in, latency budgets and the trace."""
