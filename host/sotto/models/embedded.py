@@ -7,6 +7,7 @@ tool, which sotto does not want loaded.
 from __future__ import annotations
 
 import importlib.util
+import pkgutil
 from pathlib import Path
 
 from sotto.errors import ModelNotFound
@@ -47,8 +48,10 @@ def joe_voice_onnx() -> Path:
 def installed_vosk_models() -> dict[str, Path]:
     """Installed `vosk_model_<lang>` packages: language code -> model folder."""
     found: dict[str, Path] = {}
-    for lang in ("en", "ko", "zh", "cn", "de", "fr", "es", "ru", "ja", "it", "pt"):
-        folder = package_dir(VOSK_PACKAGE_PREFIX + lang)
+    for module in pkgutil.iter_modules():
+        if not module.name.startswith(VOSK_PACKAGE_PREFIX):
+            continue
+        folder = package_dir(module.name)
         if folder is not None and (folder / "model" / "am").is_dir():
-            found["zh" if lang == "cn" else lang] = folder / "model"
+            found[module.name[len(VOSK_PACKAGE_PREFIX):]] = folder / "model"
     return found
