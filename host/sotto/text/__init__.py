@@ -1,0 +1,1 @@
+"""Text processing for speech: sentence splitting."""
