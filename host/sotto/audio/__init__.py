@@ -1,0 +1,1 @@
+"""Audio helpers: resampling, codecs and WAV handling."""
