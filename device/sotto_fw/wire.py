@@ -85,6 +85,13 @@ EV_COMMAND_DONE = const(5)  # value: the COMMAND's action id
 # COMMAND ids: side-effecting board actions requested by the agent.
 CMD_VOLUME = const(1)  # value 0..100
 CMD_GPIO = const(2)  # index: output number in the board profile, value 0/1
+CMD_BENCH = const(3)  # index: BENCH payload size / 8, value: seconds of link benchmark
+
+# ERROR codes the board sends.
+ERR_BAD_PAYLOAD = const(1)  # a frame whose payload does not parse as its type
+ERR_BAD_WELCOME = const(2)  # WELCOME asks for a format or rate the board lacks
+ERR_BAD_COMMAND = const(3)  # unknown COMMAND or output index
+ERR_UNEXPECTED = const(4)  # a message the board does not take (e.g. AUDIO_UP from the host)
 
 # LOG levels.
 LOG_DEBUG = const(10)
@@ -265,13 +272,20 @@ class FrameDecoder:
     def reset_sequence(self):
         self.expected_seq = -1
 
-    def feed(self, data):
-        n = len(data)
+    def feed(self, data, n=-1):
+        """Take the first n bytes of data (all of it when n < 0).
+
+        Pass a bytearray/bytes and n to avoid copies: memoryviews have no find()
+        (neither on CPython nor MicroPython), so they are copied once per call.
+        """
+        if n < 0 or n > len(data):
+            n = len(data)
         self.bytes_in += n
+        if not hasattr(data, "find"):
+            data = bytes(data[:n])
         i = 0
-        find = data.find if hasattr(data, "find") else bytes(data).find
         while i < n:
-            z = find(b"\x00", i)
+            z = data.find(b"\x00", i, n)
             end = n if z < 0 else z
             take = end - i
             if take:

@@ -1,0 +1,1 @@
+# Runs before main.py. Nothing to do: the firmware configures its peripherals itself.

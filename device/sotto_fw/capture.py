@@ -1,0 +1,70 @@
+# Microphone capture: PCM16 from the mic collects in a preallocated frame buffer; a full
+# frame is encoded straight into the frame encoder's payload for AUDIO_UP.
+
+from sotto_fw import audiocodec, wire
+
+# Largest PCM16 frame: 60 ms at 16 kHz. WELCOME may ask for less, never more.
+MAX_FRAME_PCM = 1920
+
+
+class MicCapture:
+    def __init__(self, mic, max_frame_pcm=MAX_FRAME_PCM):
+        self.mic = mic
+        self.pcm = bytearray(max_frame_pcm)
+        self.pcm_mv = memoryview(self.pcm)
+        self.scratch = bytearray(256)  # mic reads while not streaming, discarded
+        self.frame_bytes = 0
+        self.rate = 16000
+        self.fill = 0
+        self.first_ms = 0
+        self.encoder = audiocodec.AudioEncoder(wire.FMT_PCM16)
+        self.frames = 0
+        self.discarded = 0
+
+    def configure(self, fmt, rate, frame_ms):
+        """Apply WELCOME's mic choice. Returns False if one frame would not fit a payload."""
+        frame_bytes = 2 * (rate * frame_ms // 1000)
+        if frame_bytes <= 0 or frame_bytes > len(self.pcm):
+            return False
+        if audiocodec.encoded_size(fmt, frame_bytes // 2) > wire.MAX_PAYLOAD - wire.AUDIO_UP_HEAD:
+            return False
+        if hasattr(self.mic, "configure"):
+            self.mic.configure(rate)
+        self.frame_bytes = frame_bytes
+        self.rate = rate
+        self.fill = 0
+        if self.encoder.fmt != fmt:
+            self.encoder = audiocodec.AudioEncoder(fmt)
+        self.encoder.reset()
+        return True
+
+    def poll(self, now):
+        """Read what the mic has. Returns True when a whole frame is ready."""
+        if self.frame_bytes == 0:
+            return False
+        if self.fill >= self.frame_bytes:
+            return True
+        got = self.mic.readinto(self.pcm_mv[self.fill : self.frame_bytes]) or 0
+        if got > 0:
+            if self.fill == 0:
+                # The first sample of the frame was captured `got` bytes ago.
+                self.first_ms = now - (got * 500) // self.rate
+            self.fill += got
+        return self.fill >= self.frame_bytes
+
+    def drain(self):
+        """Read and drop mic audio (not streaming): the mic never backs up with stale audio."""
+        got = self.mic.readinto(self.scratch) or 0
+        self.discarded += got
+        return got
+
+    def encode_into(self, dst, doff):
+        """Encode the ready frame into dst[doff:], start the next. Returns bytes written."""
+        n = self.encoder.encode_into(self.pcm, self.frame_bytes, dst, doff)
+        self.fill = 0
+        self.frames += 1
+        return n
+
+    def drop_frame(self):
+        self.fill = 0
+        self.discarded += self.frame_bytes
