@@ -31,6 +31,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("sotto.commands.serve", "WebSocket sessions on loopback"),
     "forget": ("sotto.commands.forget", "delete a session or a profile"),
     "stats": ("sotto.commands.stats", "latency and failure statistics over stored traces"),
+    "backfill": ("sotto.commands.backfill", "measure ASR entity backfill on homophone and near-miss sets"),
+    "profile": ("sotto.commands.profile", "show or edit a user's long-term profile"),
+    "knowledge": ("sotto.commands.knowledge", "query the local system-knowledge file"),
 }
 
 

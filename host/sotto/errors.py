@@ -93,3 +93,9 @@ class StoreError(SottoError):
 
 class SessionNotFound(StoreError):
     code = "session_not_found"
+
+
+class PortOpenFailed(LinkError):
+    """The port exists (or the URL parses) but could not be opened: busy, refused, bad URL."""
+
+    code = "link_open_failed"
