@@ -1,0 +1,105 @@
+"""One trace per run: the session's events as JSON lines under `sotto.paths.traces_dir()`.
+
+Extra sinks (e.g. the memory store's SQLite event table) receive the same events. A
+sink that fails is reported once and detached: the voice turn must not die of it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any, Callable, Iterator
+
+from sotto import paths
+from sotto.errors import SessionNotFound, StoreError
+from sotto.voice.events import TraceEvent
+
+TraceSink = Callable[[TraceEvent], None]
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+
+
+def check_session_id(session_id: str) -> str:
+    """Session ids name files: keep them to a safe alphabet (no paths from the outside)."""
+    if not _SAFE_ID.match(session_id) or session_id.startswith("."):
+        raise StoreError(f"invalid session id {session_id!r}", hint="letters, digits, '_', '-', '.' only")
+    return session_id
+
+
+def trace_path(session_id: str, folder: Path | None = None) -> Path:
+    return (folder or paths.traces_dir()) / f"{check_session_id(session_id)}.jsonl"
+
+
+class TraceLog:
+    """Appends events to the session's JSON-lines file (flushed per event) and to extra sinks."""
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        folder: Path | None = None,
+        sinks: tuple[TraceSink, ...] = (),
+        clock: Callable[[], float] = time.monotonic,
+        persist: bool = True,
+    ) -> None:
+        self.session_id = check_session_id(session_id)
+        self.path = trace_path(session_id, folder) if persist else None
+        self._file: IO[str] | None = self.path.open("a", encoding="utf-8") if self.path else None
+        self._sinks = list(sinks)
+        self._clock = clock
+        self._t0 = clock()
+        self.events: list[TraceEvent] = []
+
+    def now_ms(self) -> float:
+        return (self._clock() - self._t0) * 1000.0
+
+    def ms_at(self, host_t: float) -> float:
+        return (host_t - self._t0) * 1000.0
+
+    def emit(self, type_: str, turn_id: int | None, **data: Any) -> TraceEvent:
+        event = TraceEvent(type_, self.session_id, turn_id, self.now_ms(), data)
+        self.events.append(event)
+        if self._file is not None:
+            self._file.write(json.dumps(event.to_json_dict(), ensure_ascii=False) + "\n")
+            self._file.flush()
+        for sink in list(self._sinks):
+            try:
+                sink(event)
+            except Exception as exc:  # a broken sink must not break the voice turn
+                print(f"sotto: trace sink {sink!r} failed and was detached: {exc}", file=sys.stderr)
+                self._sinks.remove(sink)
+        return event
+
+    def of_type(self, type_: str) -> list[TraceEvent]:
+        return [e for e in self.events if e.type == type_]
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def read_trace(session: str, folder: Path | None = None) -> Iterator[TraceEvent]:
+    """Events of a stored trace, by session id or by path to a .jsonl file."""
+    candidate = Path(session)
+    if session.endswith(".jsonl") and candidate.is_file():
+        path = candidate
+    else:
+        path = trace_path(session, folder)
+    if not path.is_file():
+        raise SessionNotFound(f"no trace for session {session!r}", hint=f"traces live in {path.parent}")
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+                if not isinstance(obj, dict) or "type" not in obj:
+                    raise ValueError("not an event object")
+                yield TraceEvent.from_json_dict(obj)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise StoreError(f"{path}:{number}: unreadable trace line ({exc})") from exc

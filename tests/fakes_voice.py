@@ -1,0 +1,215 @@
+"""Deterministic fakes for the voice harness tests: board port, recognizer, responder, TTS."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from dataclasses import dataclass, field
+from typing import AsyncIterator, Callable, Iterator
+
+import numpy as np
+
+from sotto.engines.base import AudioChunk, SpeechAudio, Transcript
+from sotto.voice.ports import BoardEvent, LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.voice.responder import BoardAction, ReplyItem, ReplyRequest, ReplySentence
+
+RATE = 16000
+FRAME_MS = 20
+
+
+def tone(ms: float, amplitude: float = 3000.0, freq: float = 220.0, rate: int = RATE) -> bytes:
+    n = int(rate * ms / 1000)
+    t = np.arange(n) / rate
+    return (amplitude * np.sin(2 * math.pi * freq * t)).astype("<i2").tobytes()
+
+
+def noise(ms: float, amplitude: float = 3000.0, seed: int = 1, rate: int = RATE) -> bytes:
+    n = int(rate * ms / 1000)
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(n) * amplitude).clip(-32000, 32000).astype("<i2").tobytes()
+
+
+def silence(ms: float, rate: int = RATE) -> bytes:
+    return bytes(2 * int(rate * ms / 1000))
+
+
+@dataclass
+class SentAudio:
+    stream_id: int
+    pcm: bytes
+    after_stop: bool
+
+
+class FakePort:
+    """A board behind a queue. It 'plays' audio as soon as it is sent, unless told to hold it.
+
+    `stopped_fraction` is the share of a stream's audio the board reports played at STOP.
+    """
+
+    def __init__(self, speaker_rate: int = RATE, mic_rate: int = RATE) -> None:
+        self._speaker_rate = speaker_rate
+        self._mic_rate = mic_rate
+        self._queue: asyncio.Queue[PortEvent | None] = asyncio.Queue()
+        self.sent: list[SentAudio] = []
+        self.stopped_streams: list[int] = []
+        self.ended_streams: list[int] = []
+        self.commands: list[tuple[str, int]] = []
+        self.commands_cancelled: list[tuple[str, int]] = []
+        self.command_gate: asyncio.Event | None = None  # set -> commands block until the event is set
+        self.stopped_fraction = 0.5
+        self.auto_drain = True
+        self._started: set[int] = set()
+
+    @property
+    def speaker_rate(self) -> int:
+        return self._speaker_rate
+
+    @property
+    def mic_rate(self) -> int:
+        return self._mic_rate
+
+    async def events(self) -> AsyncIterator[PortEvent]:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            yield item
+
+    # --- what the harness calls
+    async def send_audio(self, stream_id: int, pcm: bytes) -> None:
+        await asyncio.sleep(0)
+        self.sent.append(SentAudio(stream_id, pcm, stream_id in self.stopped_streams))
+        if stream_id not in self._started:
+            self._started.add(stream_id)
+            self.push(PlaybackReport("started", stream_id, 0, 0, time.monotonic()))
+
+    async def end_stream(self, stream_id: int) -> None:
+        self.ended_streams.append(stream_id)
+        if self.auto_drain:
+            self.push(PlaybackReport("drained", stream_id, self.bytes_sent(stream_id), 0, time.monotonic()))
+
+    async def stop(self, stream_id: int) -> None:
+        self.stopped_streams.append(stream_id)
+        played = int(self.bytes_sent(stream_id) * self.stopped_fraction) // 2 * 2
+        self.push(PlaybackReport("stopped", stream_id, played, 0, time.monotonic()))
+
+    async def send_command(self, name: str, value: int) -> None:
+        try:
+            if self.command_gate is not None:
+                await self.command_gate.wait()
+        except asyncio.CancelledError:
+            self.commands_cancelled.append((name, value))
+            raise
+        self.commands.append((name, value))
+
+    def board_to_host_time(self, board_ms: int) -> float:
+        return board_ms / 1000.0
+
+    # --- what the test scenario calls
+    def bytes_sent(self, stream_id: int) -> int:
+        return sum(len(s.pcm) for s in self.sent if s.stream_id == stream_id)
+
+    def push(self, item: PortEvent) -> None:
+        self._queue.put_nowait(item)
+
+    def mic(self, pcm: bytes) -> None:
+        """Mic audio in FRAME_MS frames, timed as if the last sample arrived now."""
+        step = 2 * int(self._mic_rate * FRAME_MS / 1000)
+        now = time.monotonic()
+        total = len(pcm) // 2 / self._mic_rate
+        for i, offset in enumerate(range(0, len(pcm), step)):
+            self.push(MicAudio(pcm[offset : offset + step], self._mic_rate, 0, now - total + i * FRAME_MS / 1000))
+
+    def button(self) -> None:
+        self.push(BoardEvent("button_down", 0, time.monotonic()))
+
+    def link(self, state: str) -> None:
+        self.push(LinkStatus(state, "fake"))
+
+    def close(self) -> None:
+        self._queue.put_nowait(None)
+
+
+class FakeRecognizer:
+    """Emits what the test queued, on the next chunk it accepts; drops repeated/out-of-order chunks."""
+
+    name = "fake-asr"
+    sample_rate = RATE
+
+    def __init__(self) -> None:
+        self._pending: list[Transcript] = []
+        self._flush: list[Transcript] = []
+        self.chunks: list[AudioChunk] = []
+        self._last_seq: dict[int, int] = {}
+
+    def next(self, *transcripts: Transcript) -> None:
+        self._pending.extend(transcripts)
+
+    def on_flush(self, *transcripts: Transcript) -> None:
+        self._flush.extend(transcripts)
+
+    def accept(self, chunk: AudioChunk) -> list[Transcript]:
+        if chunk.seq <= self._last_seq.get(chunk.turn_id, -1):
+            return []
+        self._last_seq[chunk.turn_id] = chunk.seq
+        self.chunks.append(chunk)
+        out, self._pending = self._pending, []
+        return out
+
+    def flush(self, turn_id: int) -> list[Transcript]:
+        out, self._flush = self._flush, []
+        return out
+
+
+@dataclass(frozen=True)
+class Delay:
+    seconds: float
+
+
+@dataclass
+class FakeResponder:
+    """Replies from a script per turn id (items and Delays); records requests and cancellations."""
+
+    script: dict[int, list[ReplyItem | Delay]] = field(default_factory=dict)
+    default: list[ReplyItem | Delay] = field(default_factory=lambda: [ReplySentence("Sure."), ReplySentence("Done.")])
+    requests: list[ReplyRequest] = field(default_factory=list)
+    cancelled: list[int] = field(default_factory=list)
+    finished: list[int] = field(default_factory=list)
+
+    async def reply(self, request: ReplyRequest) -> AsyncIterator[ReplyItem]:
+        self.requests.append(request)
+        try:
+            for item in self.script.get(request.turn_id, self.default):
+                if isinstance(item, Delay):
+                    await asyncio.sleep(item.seconds)
+                    continue
+                yield item
+            self.finished.append(request.turn_id)
+        except (asyncio.CancelledError, GeneratorExit):
+            self.cancelled.append(request.turn_id)
+            raise
+
+
+class FakeTTS:
+    """100 ms of tone per word at 16 kHz, so audio lengths are predictable."""
+
+    name = "fake-tts"
+    sample_rate = RATE
+
+    def __init__(self, ms_per_word: float = 100.0) -> None:
+        self.ms_per_word = ms_per_word
+        self.texts: list[str] = []
+
+    def synthesize(self, text: str) -> Iterator[SpeechAudio]:
+        self.texts.append(text)
+        yield SpeechAudio(text, tone(self.ms_per_word * max(1, len(text.split()))), self.sample_rate)
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Poll until the condition holds (the timeout only stops a broken test from hanging)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.002)
