@@ -99,3 +99,9 @@ class PortOpenFailed(LinkError):
     """The port exists (or the URL parses) but could not be opened: busy, refused, bad URL."""
 
     code = "link_open_failed"
+
+
+class ContextOverflow(ModelError):
+    """A prompt plus its output would not fit the model's context window."""
+
+    code = "model_context_overflow"
