@@ -3,26 +3,15 @@
 
 import time
 
+# MicroPython's compiler recognises `@micropython.native` by its spelling, so modules
+# write `from sotto_fw.compat import micropython` and decorate with it; on CPython the
+# name is a stand-in module whose decorator does nothing.
 try:
     import micropython
 
     MICROPYTHON = True
 except ImportError:  # CPython
-
-    class micropython:  # noqa: N801 - stands in for the module of the same name
-        """CPython stand-in: `@micropython.native` becomes a no-op decorator.
-
-        MicroPython's compiler recognises the decorator by its spelling, so modules
-        write `from sotto_fw.compat import micropython` and `@micropython.native`.
-        """
-
-        @staticmethod
-        def native(f):
-            return f
-
-        @staticmethod
-        def const(x):
-            return x
+    from sotto_fw import _cpython_micropython as micropython  # pyright: ignore[reportMissingImports]
 
     MICROPYTHON = False
 
@@ -50,7 +39,7 @@ if hasattr(time, "ticks_ms"):
 else:
 
     def ticks_ms():
-        return int(time.monotonic() * 1000) & _TICKS_MASK
+        return int(time.monotonic() * 1000) & _TICKS_MASK  # pyright: ignore[reportAttributeAccessIssue]
 
     def ticks_diff(a, b):
         """a - b in ms, correct across one wrap (like time.ticks_diff)."""

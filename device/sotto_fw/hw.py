@@ -178,7 +178,9 @@ class I2SSpeaker:
         if self.shift:
             I2S.shift(buf=self.mv[:n], bits=16, shift=-self.shift)
         self.busy = n
-        self.i2s.write(self.mv[:n])
+        i2s = self.i2s
+        if i2s is not None:
+            i2s.write(self.mv[:n])
         return n
 
     def queued(self):

@@ -1,0 +1,98 @@
+# The wire codec against tests/vectors/wire_vectors.json, under real MicroPython.
+# Usage: micropython wire_vectors_check.py PATH/TO/wire_vectors.json
+
+import json
+import sys
+
+from mpycheck import check, equal, hexs, run, summary, unhex
+
+from sotto_fw import wire
+
+V = json.load(open(sys.argv[1]))
+
+
+def plain(v):
+    if isinstance(v, dict) and "hex" in v:
+        return unhex(v["hex"])
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    return v
+
+
+def crc():
+    for c in V["crc32"]:
+        data = unhex(c["data"])
+        equal(wire.crc32(data), c["crc"], "crc32 " + c["data"][:12])
+        equal(wire._crc32_py(data), c["crc"], "crc32 pure python " + c["data"][:12])
+
+
+def cobs():
+    for c in V["cobs"]:
+        raw = unhex(c["raw"])
+        dst = bytearray(len(raw) + 8)
+        k = wire.cobs_encode_into(bytearray(raw), len(raw), dst)
+        equal(hexs(dst[:k]), c["encoded"], "cobs encode " + c["raw"][:12])
+        enc = unhex(c["encoded"])
+        out = bytearray(len(enc) + 8)
+        n = wire.cobs_decode_into(enc, len(enc), out)
+        equal(hexs(out[:n]), c["raw"], "cobs decode " + c["raw"][:12])
+
+
+def messages():
+    for c in V["messages"]:
+        args = plain(c["args"])
+        payload = getattr(wire, "pack_" + c["name"])(*args)
+        equal(hexs(payload), c["payload"], "pack " + c["name"])
+        back = plain(list(getattr(wire, "unpack_" + c["name"])(unhex(c["payload"]))))
+        equal(back, args, "unpack " + c["name"])
+
+
+def bench():
+    for c in V["bench"]:
+        buf = bytearray(c["size"])
+        wire.bench_fill(buf, c["counter"], c["size"])
+        equal(hexs(buf), c["payload"], "bench_fill %d" % c["counter"])
+        check(wire.bench_check(buf), "bench_check %d" % c["counter"])
+
+
+def streams():
+    for c in V["streams"]:
+        data = unhex(c["input"])
+        for chunk in (1, 7, 100000):
+            frames = []
+            dec = wire.FrameDecoder(lambda t, s, p: frames.append({"type": t, "seq": s, "payload": hexs(p)}))
+            i = 0
+            while i < len(data):
+                piece = bytearray(data[i : i + chunk])
+                piece.extend(b"\xaa\xaa")  # bytes past n must be ignored
+                dec.feed(piece, min(chunk, len(data) - i))
+                i += chunk
+            name = c["name"] + " chunk %d" % chunk
+            equal(frames, c["frames"], name + " frames")
+            counters = {
+                "frames_ok": dec.frames_ok, "crc_errors": dec.crc_errors, "bad_frames": dec.bad_frames,
+                "version_mismatch": dec.version_mismatch, "lost": dec.lost, "resyncs": dec.resyncs,
+            }
+            equal(counters, c["counters"], name + " counters")
+        # A memoryview is accepted too.
+        frames = []
+        dec = wire.FrameDecoder(lambda t, s, p: frames.append(s))
+        dec.feed(memoryview(data))
+        equal(frames, [f["seq"] for f in c["frames"]], c["name"] + " memoryview")
+
+
+def encoder_round_trip():
+    enc = wire.FrameEncoder()
+    got = []
+    dec = wire.FrameDecoder(lambda t, s, p: got.append((t, s, bytes(p))))
+    for size in (0, 1, 253, 254, 255, 508, wire.MAX_PAYLOAD):
+        payload = bytes((i * 13 + size) & 0xFF for i in range(size))
+        dec.feed(enc.encode(wire.BENCH, payload))
+    equal(len(got), 7, "encoder round trip count")
+    equal([len(p) for _, _, p in got], [0, 1, 253, 254, 255, 508, wire.MAX_PAYLOAD], "encoder round trip sizes")
+    equal([s for _, s, _ in got], list(range(7)), "encoder round trip seqs")
+
+
+for fn in (crc, cobs, messages, bench, streams, encoder_round_trip):
+    run(fn)
+sys.exit(1 if summary() else 0)
