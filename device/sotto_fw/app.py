@@ -22,6 +22,7 @@ from sotto_fw.vad import VAD_END, VAD_START, EnergyVad
 RX_CHUNK = const(512)
 TX_BUFFER = const(8192)
 CONTROL_RESERVE = const(512)  # TX room audio may not take: control frames still get out
+AUDIO_BACKLOG = const(2400)  # most TX bytes queued when a mic frame joins (~200 ms at 115200 baud)
 TX_STALL_MS = const(1000)  # TX that made no progress this long is stale: dropped
 THINKING_MS = const(8000)  # LED shows "thinking" this long after the user stopped
 FRAME_OVERHEAD = const(16)  # header + CRC + delimiters + COBS for a small frame
@@ -112,6 +113,7 @@ class BoardApp:
         self.bench_counter = 0
         self.bench_crc_base = 0
         self.bench_lost_base = 0
+        self.bench_resync_base = 0
 
     def reset(self):
         """Behave like a fresh boot: new boot id, empty buffers, HELLO again."""
@@ -274,7 +276,7 @@ class BoardApp:
                 self._event(wire.EV_VAD_END, 0)
         payload = self.enc.payload
         size = audiocodec.encoded_size(cap.encoder.fmt, cap.frame_bytes // 2)
-        if self.tx.free() < _line_len(size + wire.AUDIO_UP_HEAD) + CONTROL_RESERVE:
+        if self.tx.count + _line_len(size + wire.AUDIO_UP_HEAD) > AUDIO_BACKLOG:
             # The line is behind: drop this frame now rather than send stale audio later.
             cap.drop_frame()
             self.counters["tx_dropped"] += 1
@@ -429,14 +431,16 @@ class BoardApp:
         self.counters["bench_rx_bad"] = 0
         self.bench_crc_base = self.dec.crc_errors
         self.bench_lost_base = self.dec.lost
+        self.bench_resync_base = self.dec.resyncs
 
     def _bench_step(self, now):
         if self.ticks_diff(now, self.bench_until) >= 0:
             self._bench_finish()
             return
         size = self.bench_size
-        # Fill the TX ring: the line, not this loop, sets the pace.
-        while self.tx.free() >= _line_len(size) + CONTROL_RESERVE:
+        # At most one BENCH frame waits in the TX ring: the line stays busy (the port
+        # buffers what it accepted) and a PONG or CREDIT never queues behind a deep backlog.
+        while self.tx.count < _line_len(size):
             wire.bench_fill(self.enc.payload, self.bench_counter, size)
             if not self._send_prepared(wire.BENCH, size):
                 break
@@ -445,9 +449,9 @@ class BoardApp:
 
     def _bench_finish(self):
         c = self.counters
-        text = "bench rx=%d bad=%d crc=%d lost=%d sent=%d" % (
+        text = "bench rx=%d bad=%d crc=%d lost=%d tx=%d resync=%d" % (
             c["bench_rx_ok"], c["bench_rx_bad"], self.dec.crc_errors - self.bench_crc_base,
-            self.dec.lost - self.bench_lost_base, c["bench_sent"],
+            self.dec.lost - self.bench_lost_base, c["bench_sent"], self.dec.resyncs - self.bench_resync_base,
         )
         action = self.bench_action
         self.bench_action = -1
