@@ -1,0 +1,204 @@
+"""`sotto models list|fetch`: what models are found here, how fast they are, and downloads.
+
+    sotto models list [--json] [--measure | --no-measure]
+    sotto models fetch NAME [--dest DIR] [--allow-unverified] [--force]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from sotto.errors import ModelNotFound
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    listing = sub.add_parser("list", help="models found (path, models/, packages), size, speed on this host")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    speed = listing.add_mutually_exclusive_group()
+    speed.add_argument("--measure", action="store_true", help="measure again even when a cached figure exists")
+    speed.add_argument("--no-measure", action="store_true", help="only list; show cached figures if any")
+    fetch = sub.add_parser("fetch", help="download a model from models/manifest.json into models/")
+    fetch.add_argument("name", help="manifest name, e.g. vosk-model-small-en-us-0.15")
+    fetch.add_argument("--dest", type=Path, default=None, help="folder to unpack into (default: models/)")
+    fetch.add_argument("--allow-unverified", action="store_true", help="download files that have no sha256 in the manifest")
+    fetch.add_argument("--force", action="store_true", help="download again even if the model is present")
+    fetch.add_argument("--manifest", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.set_defaults(action="list", json=False, measure=False, no_measure=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "fetch":
+        return _fetch(args)
+    return _list(args)
+
+
+# ------------------------------------------------------------------ list
+
+
+def _default_choices() -> dict[str, Path]:
+    from sotto.models.resolve import resolve_llm, resolve_voice
+
+    chosen: dict[str, Path] = {}
+    for kind, resolver in (("llm", lambda: resolve_llm()), ("tts", lambda: resolve_voice(lang="en"))):
+        try:
+            chosen[kind] = resolver().path
+        except ModelNotFound:
+            pass
+    return chosen
+
+
+def collect(*, measure: bool, force: bool) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows for every model found, and the budget warnings."""
+    from sotto.models.resolve import find_models
+    from sotto.models.speed import SpeedCache, budget_warnings, estimate_first_answer_ms, speed_of
+
+    models = find_models()
+    cache = SpeedCache()
+    chosen = _default_choices()
+    reports = {}
+    for model in models:
+        reports[model.path] = speed_of(model, cache, force=force) if measure else cache.get(model)
+    default_tts = reports.get(chosen["tts"]) if "tts" in chosen else None
+    rows: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    for model in models:
+        report = reports[model.path]
+        row: dict[str, Any] = {
+            "kind": model.kind,
+            "name": model.name,
+            "lang": model.lang,
+            "source": model.source,
+            "size_bytes": model.size_bytes,
+            "path": str(model.path),
+            "default": chosen.get(model.kind) == model.path,
+            "speed": None,
+        }
+        if report is not None:
+            row["speed"] = dict(report.metrics, load_ms=report.load_ms)
+            if report.error:
+                row["speed"]["error"] = report.error
+            if model.kind == "llm":
+                row["speed"]["est_first_answer_ms"] = estimate_first_answer_ms(report, default_tts)
+            model_warnings = budget_warnings(model, report, default_tts)
+            row["warnings"] = model_warnings
+            warnings.extend(model_warnings)
+        rows.append(row)
+    return rows, warnings
+
+
+def _fetchable() -> list[str]:
+    from sotto.models.manifest import load_manifest
+    from sotto.paths import models_dir
+
+    try:
+        manifest = load_manifest()
+    except Exception:  # the listing works without a manifest
+        return []
+    return [e.name for e in manifest.entries if not (models_dir() / e.use).exists()]
+
+
+def _list(args: argparse.Namespace) -> int:
+    rows, warnings = collect(measure=not args.no_measure, force=args.measure)
+    fetchable = _fetchable()
+    if args.json:
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+        print(json.dumps({"summary": True, "models": len(rows), "warnings": warnings, "fetchable": fetchable}))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title="models on this host")
+    for column in ("kind", "name", "lang", "source", "size", "speed on this host"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(
+            row["kind"],
+            ("* " if row["default"] else "  ") + row["name"],
+            row["lang"] or "",
+            row["source"],
+            f"{row['size_bytes'] / 1e6:.0f} MB",
+            _speed_text(row),
+        )
+    console.print(table)
+    console.print("* = used by default; `--json` shows the paths.  Speeds are measured once per file and cached (--measure to redo).")
+    for warning in warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    if fetchable:
+        console.print("fetchable with `sotto models fetch NAME`: " + ", ".join(fetchable))
+    return 0
+
+
+def _speed_text(row: dict[str, Any]) -> str:
+    speed = row.get("speed")
+    if not speed:
+        return "not measured"
+    if "error" in speed:
+        return "error: " + str(speed["error"])[:60]
+    if row["kind"] == "llm":
+        text = f"prompt {speed.get('prompt_tok_s', 0):.0f} tok/s, gen {speed.get('gen_tok_s', 0):.0f} tok/s"
+        if speed.get("est_first_answer_ms") is not None:
+            text += f", first answer ~{speed['est_first_answer_ms']:.0f} ms"
+        return text
+    return f"RTF {speed.get('rtf', 0):.2f}, load {speed.get('load_ms', 0):.0f} ms"
+
+
+# ------------------------------------------------------------------ fetch
+
+
+class RichProgress:
+    """A rich progress bar per downloaded file."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
+        self._console = Console(stderr=True)
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=self._console,
+        )
+        self._task: Any = None
+
+    def start(self, label: str, total: int | None, done: int) -> None:
+        self._progress.start()
+        self._task = self._progress.add_task(label, total=total, completed=done)
+
+    def advance(self, nbytes: int) -> None:
+        if self._task is not None:
+            self._progress.advance(self._task, nbytes)
+
+    def finish(self) -> None:
+        self._progress.stop()
+        self._task = None
+
+    def warn(self, message: str) -> None:
+        self._console.print(f"[yellow]warning:[/yellow] {message}")
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from sotto.models.fetch import fetch_entry
+    from sotto.models.manifest import load_manifest
+    from sotto.paths import models_dir
+
+    entry = load_manifest(args.manifest).get(args.name)
+    dest = (args.dest or models_dir()).expanduser()
+    dest.mkdir(parents=True, exist_ok=True)
+    result = fetch_entry(entry, dest, allow_unverified=args.allow_unverified, force=args.force, progress=RichProgress())
+    if result.already_present:
+        print(f"{entry.name} is already at {result.path} (--force to download again)", file=sys.stderr)
+    else:
+        state = "UNVERIFIED" if result.unverified else "verified (sha256)"
+        print(f"{entry.name}: {result.downloaded_bytes / 1e6:.1f} MB downloaded, {state}, at {result.path}", file=sys.stderr)
+    print(str(result.path))
+    return 0
