@@ -1,0 +1,310 @@
+"""SimulatedBoard: the real firmware (sotto_fw.app.BoardApp) on a virtual serial port.
+
+    with SimulatedBoard(baud=921600, echo_gain=0.3) as board:
+        link = BoardLink(board.port_path, LinkOptions(baud=921600))
+        board.play_utterance("hello.wav")
+        ...
+        board.unplug(); board.replug(); board.reset()
+    board.speaker_wav   # the WAV written on close (if speaker_out was given)
+
+Two threads: the hardware thread (line pacing, microphone and speaker clocks, every
+~1 ms) and the board thread (BoardApp.run() in its own asyncio loop), so the host and
+the board never share an event loop, as on real hardware.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sotto.errors import SottoError
+from sotto.sim.audio import Int16Array, SimMicrophone, SimSpeaker, read_wav, write_wav
+from sotto.sim.line import VirtualSerialLine
+
+log = logging.getLogger("sotto.sim")
+
+TICK_S = 0.001
+_TICKS_MASK = (1 << 30) - 1
+_board_numbers = itertools.count(1)
+
+
+class SimError(SottoError):
+    code = "sim"
+
+
+@dataclass(frozen=True)
+class SimEvent:
+    board_ms: int
+    kind: str  # utterance_start, utterance_end, unplug, replug, reset, led, gpio, cut
+    detail: str = ""
+
+
+class SimClock:
+    """Board ticks: ms since the sim started, wrapping at 2**30 like MicroPython's."""
+
+    def __init__(self, t0: float) -> None:
+        self.t0 = t0
+
+    def ticks_ms(self) -> int:
+        return int((time.monotonic() - self.t0) * 1000) & _TICKS_MASK
+
+    def ticks_diff(self, a: int, b: int) -> int:
+        return ((a - b + (1 << 29)) & _TICKS_MASK) - (1 << 29)
+
+
+class SimButton:
+    def __init__(self) -> None:
+        self.pressed = False
+
+    def value(self) -> int:
+        return 1 if self.pressed else 0
+
+
+class SimLed:
+    def __init__(self, board: "SimulatedBoard") -> None:
+        self._board = board
+        self.phase = ""
+
+    def show(self, phase: str) -> None:
+        if phase != self.phase:
+            self.phase = phase
+            self._board._log_event("led", phase)
+
+
+class SimPin:
+    def __init__(self, board: "SimulatedBoard", index: int) -> None:
+        self._board = board
+        self.index = index
+        self.state = 0
+
+    def value(self, v: int | None = None) -> int:
+        if v is not None and (1 if v else 0) != self.state:
+            self.state = 1 if v else 0
+            self._board._log_event("gpio", f"{self.index}={self.state}")
+        return self.state
+
+
+def sim_profile(baud: int, profile_name: str = "esp32s3") -> dict[str, Any]:
+    from sotto_fw import config
+
+    profile = config.get_profile(profile_name)
+    profile["baud"] = baud
+    profile["transport"] = "pty"
+    profile["board"] = f"sim-{profile_name}"
+    return profile
+
+
+class SimulatedBoard:
+    """See the module docstring. Use as a context manager (or start()/close())."""
+
+    def __init__(self, *, baud: int = 921600, profile: str = "esp32s3", echo_gain: float = 0.0,
+                 echo_delay_s: float = 0.03, speaker_out: str | Path | None = None, record_speaker: bool = False,
+                 gap_s: float = 0.6, board_id: str | None = None, seed: int | None = None) -> None:
+        self.baud = baud
+        self.profile = sim_profile(baud, profile)
+        self.board_id = board_id or f"sim-{os.getpid()}-{next(_board_numbers)}"
+        self.events: list[SimEvent] = []
+        self._t0 = time.monotonic()
+        self.clock = SimClock(self._t0)
+        self.line = VirtualSerialLine(baud, seed=seed)
+        self.mic = SimMicrophone(self.profile["mic_rates"][0], gap_s=gap_s, on_event=self._mic_event)
+        self.mic.set_echo(echo_gain, echo_delay_s)
+        self.speaker_out = Path(speaker_out) if speaker_out else None
+        record_rate = 22050 if (self.speaker_out or record_speaker) else None
+        self.speaker = SimSpeaker(self.profile["speaker_i2s"].get("ibuf", 8192), record_rate=record_rate, mic=self.mic)
+        self.button = SimButton()
+        self.led = SimLed(self)
+        self.outputs = [SimPin(self, i) for i in range(len(self.profile.get("outputs", ())))]
+        self.app: Any = None
+        self._board_loop: asyncio.AbstractEventLoop | None = None
+        self._board_thread: threading.Thread | None = None
+        self._hw_thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._started = threading.Event()
+        self._board_error: BaseException | None = None
+        self.speaker_wav: Path | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def port_path(self) -> str:
+        """Path the host opens: a symlink to the current pty, stable across unplug/replug."""
+        return self.line.port_path
+
+    @property
+    def pty_path(self) -> str:
+        return self.line.pty_path
+
+    def __enter__(self) -> "SimulatedBoard":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        from sotto_fw.app import BoardApp
+
+        self.app = BoardApp(self.profile, self.line.port, self.mic, self.speaker, self.button, self.led,
+                            self.outputs, clock=self.clock, board_id=self.board_id)
+        self.speaker.start_clock(self._t0)
+        self._hw_thread = threading.Thread(target=self._hardware_forever, name="sotto-sim-hw", daemon=True)
+        self._board_thread = threading.Thread(target=self._board_forever, name="sotto-sim-board", daemon=True)
+        self._hw_thread.start()
+        self._board_thread.start()
+        if not self._started.wait(5.0):
+            raise SimError("the simulated board did not start")
+
+    def close(self) -> None:
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        loop = self._board_loop
+        if loop is not None and self.app is not None:
+            try:
+                loop.call_soon_threadsafe(self.app.stop)
+            except RuntimeError:
+                pass
+        for t in (self._board_thread, self._hw_thread):
+            if t is not None:
+                t.join(timeout=3.0)
+        self.line.close()
+        if self.speaker_out is not None:
+            write_wav(self.speaker_out, self.speaker.recording(), self.speaker.record_rate or 22050)
+            self.speaker_wav = self.speaker_out
+
+    def _hardware_forever(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                now = time.monotonic()
+                self.line.pump(now)
+                self.speaker.play(now)  # first: its echo reaches the mic in the same tick
+                self.mic.produce(now, self.clock.ticks_ms())
+                time.sleep(TICK_S)
+        except Exception as exc:  # noqa: BLE001 - report, do not die silently
+            log.exception("simulated hardware failed")
+            self._board_error = exc
+
+    def _board_forever(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._board_loop = loop
+        asyncio.set_event_loop(loop)
+        self._started.set()
+        try:
+            loop.run_until_complete(self.app.run())
+        except Exception as exc:  # noqa: BLE001
+            log.exception("simulated board firmware stopped")
+            self._board_error = exc
+        finally:
+            loop.close()
+
+    def _call_on_board(self, fn: Any, *args: Any) -> None:
+        loop = self._board_loop
+        if loop is None or loop.is_closed():
+            raise SimError("the simulated board is not running")
+        loop.call_soon_threadsafe(fn, *args)
+
+    # ------------------------------------------------------------------ events
+
+    def board_ms(self) -> int:
+        return self.clock.ticks_ms()
+
+    def _log_event(self, kind: str, detail: str = "") -> None:
+        self.events.append(SimEvent(self.board_ms(), kind, detail))
+
+    def _mic_event(self, board_ms: int, kind: str, detail: str) -> None:
+        self.events.append(SimEvent(board_ms, kind, detail))
+
+    @property
+    def welcomed(self) -> bool:
+        return bool(self.app is not None and self.app.handshake.active())
+
+    def wait_welcomed(self, timeout: float = 10.0) -> None:
+        end = time.monotonic() + timeout
+        while not self.welcomed:
+            if time.monotonic() > end:
+                raise SimError(f"no host WELCOMEd the simulated board within {timeout:g} s")
+            time.sleep(0.01)
+
+    # ------------------------------------------------------------------ microphone
+
+    def play_utterance(self, audio: str | Path | bytes | Int16Array, rate: int | None = None, label: str = "") -> None:
+        """Queue speech for the microphone: a WAV path, or PCM16 (bytes or int16 array) at `rate`."""
+        if isinstance(audio, (str, Path)):
+            pcm, src_rate = read_wav(audio)
+            label = label or Path(audio).name
+        else:
+            if rate is None:
+                raise SimError("raw PCM needs its sample rate")
+            pcm = np.frombuffer(audio, dtype="<i2").astype(np.int16) if isinstance(audio, (bytes, bytearray)) \
+                else np.asarray(audio, dtype=np.int16)
+            src_rate = rate
+        self.mic.queue_utterance(pcm, src_rate, label)
+
+    def set_echo(self, gain: float, delay_s: float = 0.03) -> None:
+        self.mic.set_echo(gain, delay_s)
+
+    def press_button(self) -> None:
+        self.button.pressed = True
+
+    def release_button(self) -> None:
+        self.button.pressed = False
+
+    # ------------------------------------------------------------------ faults
+
+    def set_corruption(self, flip_probability: float = 0.0, drop_probability: float = 0.0,
+                       direction: str = "both") -> None:
+        self.line.set_corruption(flip_probability, drop_probability, direction)
+
+    def unplug(self) -> None:
+        self.line.unplug()
+        self._log_event("unplug")
+
+    def replug(self) -> None:
+        self.line.replug()
+        self._log_event("replug", self.line.pty_path)
+
+    def reset(self) -> None:
+        """Reboot the board mid-whatever: new boot id, empty buffers, HELLO again."""
+        self._call_on_board(self.app.reset)
+        self._log_event("reset")
+
+    def silence_host(self, seconds: float) -> None:
+        """The board hears nothing from the host for a while (its bytes are lost)."""
+        self.line.cut(seconds, "down")
+        self._log_event("cut", f"down {seconds:g} s")
+
+    def cut_line(self, seconds: float) -> None:
+        """Nothing passes either way for a while, but the port stays open."""
+        self.line.cut(seconds, "both")
+        self._log_event("cut", f"both {seconds:g} s")
+
+    # ------------------------------------------------------------------ results
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        s = dict(self.app.stats) if self.app is not None else {}
+        c = self.line.counters
+        s.update({"line_bytes_down": c.bytes_down, "line_bytes_up": c.bytes_up, "line_flipped": c.flipped,
+                  "line_dropped": c.dropped, "unplugs": c.unplugs, "replugs": c.replugs,
+                  "mic_overrun_bytes": self.mic.overrun_bytes, "speaker_bytes_played": self.speaker.bytes_played})
+        return s
+
+    def speaker_pcm(self) -> tuple[Int16Array, int]:
+        """The speaker timeline so far (needs speaker_out or record_speaker)."""
+        if self.speaker.record_rate is None:
+            raise SimError("speaker recording is off: pass speaker_out= or record_speaker=True")
+        return self.speaker.recording(), self.speaker.record_rate
+
+    def check_alive(self) -> None:
+        if self._board_error is not None:
+            raise SimError(f"the simulated board failed: {self._board_error!r}")

@@ -1,0 +1,310 @@
+"""A virtual serial cable: a pty pair paced at a real baud rate, with fault injection.
+
+The host opens the pty slave like a real device (`port_path`, a symlink that follows
+replugs, or `pty_path`, the current /dev/pts/N). The board side is `SimUartPort`, a
+non-blocking machine.UART look-alike with an RX buffer and a small TX FIFO. The
+hardware thread calls `pump()` about every millisecond: bytes move between the pty
+master and the board's buffers at baud/10 bytes a second in each direction, so a
+frame takes the time it would take on the wire.
+
+Back-pressure instead of overrun: when the board's RX buffer is full the line stops
+taking bytes from the pty (as USB-CDC flow control would), so the host's writes wait.
+
+Faults: flipped bits and dropped bytes (probabilities per byte), unplug/replug (the
+pty is closed and a new one appears: the host's reads fail like a pulled USB cable),
+and cutting one or both directions for a while (host silence, dead line).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import tempfile
+import threading
+import tty
+from dataclasses import dataclass
+
+BITS_PER_BYTE = 10
+CATCH_UP_S = 0.02  # line time a late pump may make up (the hardware thread can be preempted)
+
+
+class SimUartPort:
+    """The board's end of the line (machine.UART-like, non-blocking)."""
+
+    def __init__(self, rx_capacity: int = 4096, tx_capacity: int = 256) -> None:
+        self.rx_capacity = rx_capacity
+        self.tx_capacity = tx_capacity
+        self._rx = bytearray()
+        self._tx = bytearray()
+        self._lock = threading.Lock()
+
+    # -- board side (BoardApp) --
+    def readinto(self, buf: bytearray | memoryview) -> int | None:
+        with self._lock:
+            n = min(len(buf), len(self._rx))
+            if n == 0:
+                return None
+            buf[:n] = self._rx[:n]
+            del self._rx[:n]
+            return n
+
+    def write(self, buf: bytes | bytearray | memoryview) -> int:
+        with self._lock:
+            k = min(len(buf), self.tx_capacity - len(self._tx))
+            if k <= 0:
+                return 0
+            self._tx += buf[:k]
+            return k
+
+    def any(self) -> int:
+        with self._lock:
+            return len(self._rx)
+
+    # -- line side (pump) --
+    def rx_room(self) -> int:
+        with self._lock:
+            return self.rx_capacity - len(self._rx)
+
+    def deliver(self, data: bytes) -> None:
+        with self._lock:
+            self._rx += data
+
+    def peek_tx(self, n: int) -> bytes:
+        with self._lock:
+            return bytes(self._tx[:n])
+
+    def consume_tx(self, n: int) -> None:
+        with self._lock:
+            del self._tx[:n]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rx.clear()
+            self._tx.clear()
+
+
+@dataclass
+class LineCounters:
+    bytes_down: int = 0  # host -> board
+    bytes_up: int = 0  # board -> host
+    flipped: int = 0
+    dropped: int = 0
+    cut_bytes: int = 0  # discarded while a direction was cut
+    unplugs: int = 0
+    replugs: int = 0
+
+
+class _FaultDice:
+    """Which bytes to flip or drop: geometric gaps, so the cost is per fault, not per byte."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.probability = 0.0
+        self.countdown = -1
+
+    def set(self, probability: float) -> None:
+        if not 0.0 <= probability < 1.0:
+            raise ValueError(f"fault probability must be in [0, 1), got {probability}")
+        self.probability = probability
+        self.countdown = self._gap()
+
+    def _gap(self) -> int:
+        if self.probability <= 0.0:
+            return -1
+        return int(self.rng.expovariate(self.probability))
+
+    def positions(self, n: int) -> list[int]:
+        """Byte positions in the next n bytes that get the fault."""
+        hits: list[int] = []
+        if self.countdown < 0:
+            return hits
+        pos = self.countdown
+        while pos < n:
+            hits.append(pos)
+            pos += 1 + self._gap()
+        self.countdown = pos - n
+        return hits
+
+
+class VirtualSerialLine:
+    def __init__(self, baud: int, *, rx_capacity: int = 4096, tx_capacity: int = 256, seed: int | None = None) -> None:
+        if baud <= 0:
+            raise ValueError(f"baud must be positive, got {baud}")
+        self.baud = baud
+        self.byte_rate = baud / BITS_PER_BYTE
+        self.port = SimUartPort(rx_capacity, tx_capacity)
+        self.counters = LineCounters()
+        rng = random.Random(seed)
+        self._rng = rng
+        self._flip = {"down": _FaultDice(rng), "up": _FaultDice(rng)}
+        self._drop = {"down": _FaultDice(rng), "up": _FaultDice(rng)}
+        self._cut_until = {"down": 0.0, "up": 0.0}
+        self._dir = tempfile.mkdtemp(prefix="sotto-sim-")
+        self.port_path = os.path.join(self._dir, "board")
+        self.pty_path = ""
+        self._master = -1
+        self._slave = -1
+        self._lock = threading.Lock()
+        self._budget = {"down": 0.0, "up": 0.0}
+        self._last = 0.0
+        self._pending_up = b""  # bytes taken from the board's FIFO that the pty has not accepted yet
+        self._plugged = False
+        self._open_pty()
+
+    # ------------------------------------------------------------------ pty
+
+    def _open_pty(self) -> None:
+        master, slave = os.openpty()
+        tty.setraw(slave)  # no echo, no line discipline: a byte pipe like a real serial port
+        os.set_blocking(master, False)
+        self._master, self._slave = master, slave
+        self.pty_path = os.ttyname(slave)
+        tmp = self.port_path + ".new"
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        os.symlink(self.pty_path, tmp)
+        os.replace(tmp, self.port_path)
+        self._plugged = True
+        self._pending_up = b""
+
+    def _close_pty(self) -> None:
+        for fd in (self._master, self._slave):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._master = self._slave = -1
+        if os.path.lexists(self.port_path):
+            os.unlink(self.port_path)
+        self._plugged = False
+
+    @property
+    def plugged(self) -> bool:
+        return self._plugged
+
+    def unplug(self) -> None:
+        """Pull the cable: the pty goes away, the host's reads and writes fail."""
+        with self._lock:
+            if not self._plugged:
+                return
+            self._close_pty()
+            self.port.clear()  # bytes on a pulled cable are gone
+            self.counters.unplugs += 1
+
+    def replug(self) -> None:
+        """Plug it back: a new pty behind the same `port_path`."""
+        with self._lock:
+            if self._plugged:
+                return
+            self._open_pty()
+            self.counters.replugs += 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_pty()
+        try:
+            os.rmdir(self._dir)
+        except OSError:
+            pass
+
+    # ------------------------------------------------------------------ faults
+
+    def set_corruption(self, flip_probability: float = 0.0, drop_probability: float = 0.0,
+                       direction: str = "both") -> None:
+        """Per-byte probabilities of a flipped bit and of a dropped byte on the line."""
+        for d in self._directions(direction):
+            self._flip[d].set(flip_probability)
+            self._drop[d].set(drop_probability)
+
+    def cut(self, seconds: float, direction: str = "both") -> None:
+        """Discard bytes in one or both directions for a while ("down" = host silence for the board)."""
+        import time
+
+        until = time.monotonic() + seconds
+        for d in self._directions(direction):
+            self._cut_until[d] = until
+
+    @staticmethod
+    def _directions(direction: str) -> tuple[str, ...]:
+        if direction == "both":
+            return ("down", "up")
+        if direction in ("down", "up"):
+            return (direction,)
+        raise ValueError(f"direction must be up, down or both, got {direction!r}")
+
+    def _mangle(self, direction: str, data: bytes, now: float) -> bytes:
+        if now < self._cut_until[direction]:
+            self.counters.cut_bytes += len(data)
+            return b""
+        flips = self._flip[direction].positions(len(data))
+        drops = self._drop[direction].positions(len(data))
+        if not flips and not drops:
+            return data
+        buf = bytearray(data)
+        for i in flips:
+            buf[i] ^= 1 << self._rng.randrange(8)
+        self.counters.flipped += len(flips)
+        if drops:
+            for i in sorted(drops, reverse=True):
+                del buf[i]
+            self.counters.dropped += len(drops)
+        return bytes(buf)
+
+    # ------------------------------------------------------------------ pacing
+
+    def pump(self, now: float) -> None:
+        """Move the bytes the line could carry since the last call (hardware thread)."""
+        with self._lock:
+            if self._last == 0.0:
+                self._last = now
+            elapsed = max(0.0, now - self._last)
+            self._last = now
+            cap = max(64.0, self.byte_rate * CATCH_UP_S)
+            for d in ("down", "up"):
+                self._budget[d] = min(cap, self._budget[d] + elapsed * self.byte_rate)
+            if not self._plugged:
+                return
+            self._pump_down(now)
+            self._pump_up(now)
+
+    def _pump_down(self, now: float) -> None:
+        n = min(int(self._budget["down"]), self.port.rx_room())
+        if n <= 0:
+            return
+        try:
+            data = os.read(self._master, n)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            if exc.errno == errno.EIO:  # nobody has the slave open: nothing to carry
+                return
+            raise
+        self._budget["down"] -= len(data)
+        self.counters.bytes_down += len(data)
+        data = self._mangle("down", data, now)
+        if data:
+            self.port.deliver(data)
+
+    def _pump_up(self, now: float) -> None:
+        budget = int(self._budget["up"])
+        if not self._pending_up:
+            take = self.port.peek_tx(budget)
+            if not take:
+                return
+            self.port.consume_tx(len(take))
+            self._budget["up"] -= len(take)
+            self.counters.bytes_up += len(take)
+            self._pending_up = self._mangle("up", take, now)
+        if self._pending_up:
+            try:
+                k = os.write(self._master, self._pending_up)
+            except BlockingIOError:
+                return  # the host is not reading: the bytes wait (and the board's FIFO fills)
+            except OSError as exc:
+                if exc.errno == errno.EIO:
+                    self._pending_up = b""
+                    return
+                raise
+            self._pending_up = self._pending_up[k:]
