@@ -213,3 +213,96 @@ async def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> Non
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         await asyncio.sleep(0.002)
+
+
+class NoiseTTS(FakeTTS):
+    """Speech-like broadband audio (seeded by the text), so echo alignment matters."""
+
+    def synthesize(self, text: str) -> Iterator[SpeechAudio]:
+        self.texts.append(text)
+        seed = sum(text.encode()) % 1000
+        yield SpeechAudio(text, noise(self.ms_per_word * max(1, len(text.split())), 3000.0, seed), self.sample_rate)
+
+
+class EchoBoard(FakePort):
+    """A board that plays in real time and hears its own speaker: mic = gain * speaker(t - delay) + user.
+
+    `run_mic()` produces a 20 ms mic frame every 20 ms until `close()`.
+    """
+
+    def __init__(self, echo_gain: float = 0.6, echo_delay_ms: float = 60.0) -> None:
+        super().__init__()
+        self.echo_gain = echo_gain
+        self.echo_delay_s = echo_delay_ms / 1000.0
+        self._play: dict[int, bytearray] = {}
+        self._play_start: dict[int, float] = {}
+        self._stopped_at: dict[int, float] = {}
+        self.user_audio = bytearray()  # the user's voice, consumed frame by frame
+        self._closed = False
+        self.noise_floor_rms = 150.0
+        self._rng = np.random.default_rng(5)
+
+    async def send_audio(self, stream_id: int, pcm: bytes) -> None:
+        await asyncio.sleep(0)
+        self.sent.append(SentAudio(stream_id, pcm, stream_id in self.stopped_streams))
+        if stream_id not in self._play:
+            self._play[stream_id] = bytearray()
+            self._play_start[stream_id] = time.monotonic()
+            self.push(PlaybackReport("started", stream_id, 0, 0, self._play_start[stream_id]))
+        self._play[stream_id] += pcm
+
+    def _played_bytes(self, stream_id: int, at: float) -> int:
+        end = self._stopped_at.get(stream_id, at)
+        elapsed = max(0.0, min(at, end) - self._play_start[stream_id])
+        return min(len(self._play[stream_id]), int(elapsed * self.speaker_rate) * 2)
+
+    async def end_stream(self, stream_id: int) -> None:
+        self.ended_streams.append(stream_id)
+        remaining = (len(self._play.get(stream_id, b"")) - self._played_bytes(stream_id, time.monotonic())) / 2 / self.speaker_rate
+
+        async def drained() -> None:
+            await asyncio.sleep(max(0.0, remaining))
+            if stream_id not in self._stopped_at:
+                self.push(PlaybackReport("drained", stream_id, len(self._play[stream_id]), 0, time.monotonic()))
+
+        asyncio.ensure_future(drained())
+
+    async def stop(self, stream_id: int) -> None:
+        now = time.monotonic()
+        self.stopped_streams.append(stream_id)
+        if stream_id in self._play:
+            played = self._played_bytes(stream_id, now)
+            self._stopped_at[stream_id] = now
+            self.push(PlaybackReport("stopped", stream_id, played, 0, now))
+
+    def _speaker_at(self, t0: float, n: int) -> np.ndarray:
+        out = np.zeros(n)
+        for stream_id, buf in self._play.items():
+            samples = np.frombuffer(bytes(buf), dtype="<i2").astype(np.float64)
+            start = self._play_start[stream_id]
+            stop = self._stopped_at.get(stream_id, float("inf"))
+            idx = np.arange(n)
+            times = t0 + idx / self.speaker_rate
+            k = np.floor((times - start) * self.speaker_rate).astype(int)
+            ok = (k >= 0) & (k < len(samples)) & (times < stop)
+            out[ok] += samples[k[ok]]
+        return out
+
+    async def run_mic(self) -> None:
+        n = int(self.mic_rate * FRAME_MS / 1000)
+        next_t = time.monotonic()
+        while not self._closed:
+            next_t += FRAME_MS / 1000
+            await asyncio.sleep(max(0.0, next_t - time.monotonic()))
+            t0 = next_t - FRAME_MS / 1000
+            frame = self.echo_gain * self._speaker_at(t0 - self.echo_delay_s, n)
+            frame += self._rng.standard_normal(n) * self.noise_floor_rms  # room and mic noise
+            if self.user_audio:
+                user = np.frombuffer(bytes(self.user_audio[: 2 * n]), dtype="<i2").astype(np.float64)
+                del self.user_audio[: 2 * n]
+                frame[: len(user)] += user
+            self.push(MicAudio(np.clip(frame, -32768, 32767).astype("<i2").tobytes(), self.mic_rate, 0, t0))
+
+    def close(self) -> None:
+        self._closed = True
+        super().close()

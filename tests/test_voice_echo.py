@@ -1,0 +1,66 @@
+"""The agent never interrupts itself on its own echo; the user talking over it still does."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fakes_voice import EchoBoard, FakeRecognizer, FakeResponder, NoiseTTS, noise, wait_until
+from sotto.engines.base import Transcript
+from sotto.voice import events as ev
+from sotto.voice.bargein import BargeInConfig
+from sotto.voice.harness import VoiceConfig, VoiceSession
+from sotto.voice.phases import Phase
+from sotto.voice.responder import ReplySentence
+from sotto.voice.usage import UsageRecord
+
+REPLY = [ReplySentence("one two three four five six seven eight."), ReplySentence("nine ten eleven twelve thirteen fourteen.")]
+
+
+def run_echo_session(tmp_path: Path, config: VoiceConfig, interrupt_after_s: float | None) -> tuple[VoiceSession, EchoBoard, UsageRecord]:
+    board = EchoBoard(echo_gain=0.6, echo_delay_ms=60)
+    recognizer = FakeRecognizer()
+    session = VoiceSession(board, recognizer, FakeResponder(script={1: REPLY}), NoiseTTS(), session_id="echo", config=config, trace_folder=tmp_path)
+
+    async def main() -> UsageRecord:
+        task = asyncio.create_task(session.run())
+        mic = asyncio.create_task(board.run_mic())
+        await wait_until(lambda: session.phase == Phase.LISTENING)
+        recognizer.next(Transcript(1, "count", final=False))
+        await asyncio.sleep(0.05)
+        recognizer.next(Transcript(1, "count for me", final=True))
+        await wait_until(lambda: session.phase == Phase.SPEAKING)
+        if interrupt_after_s is not None:
+            await asyncio.sleep(interrupt_after_s)
+            board.user_audio += noise(500, 4000, seed=9)
+        await wait_until(lambda: len(session.usage.turns) == 1, timeout=10)
+        board.close()
+        usage = await asyncio.wait_for(task, 5)
+        await asyncio.wait({mic})
+        return usage
+
+    return session, board, asyncio.run(main())
+
+
+def test_own_echo_never_triggers_barge_in(tmp_path: Path) -> None:
+    session, board, usage = run_echo_session(tmp_path, VoiceConfig(), interrupt_after_s=None)
+    assert session.trace.of_type(ev.BARGE_IN) == []
+    assert usage.turns[0].stop_reason == "completed"
+    assert board.ended_streams == [1]
+
+
+def test_user_over_the_echo_interrupts(tmp_path: Path) -> None:
+    session, board, usage = run_echo_session(tmp_path, VoiceConfig(), interrupt_after_s=0.4)
+    barges = session.trace.of_type(ev.BARGE_IN)
+    assert len(barges) == 1 and barges[0].data["source"] == "voice"
+    assert usage.turns[0].stop_reason == "interrupted"
+    assert barges[0].data["playback_confirmed"] is True
+    assert not any(s.after_stop for s in board.sent)
+
+
+def test_without_the_echo_reference_the_echo_would_interrupt(tmp_path: Path) -> None:
+    # Control: a gate that cannot look back far enough to find the 60 ms echo mistakes it for the user.
+    blind = VoiceConfig(barge_in=BargeInConfig(echo_max_lag_ms=0.0))
+    session, _board, usage = run_echo_session(tmp_path, blind, interrupt_after_s=None)
+    assert len(session.trace.of_type(ev.BARGE_IN)) == 1
+    assert usage.turns[0].stop_reason == "interrupted"
