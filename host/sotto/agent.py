@@ -1,0 +1,302 @@
+"""The agent facade: a session id and the user's final words in, a spoken reply out,
+with the working memory updated and persisted on the way.
+
+    agent = Agent(model, Store())
+    turn = agent.start_turn("kitchen", "Book a table at Luigi's for four")  # rules applied, committed
+    if turn.acknowledgement.recommended: speak(turn.acknowledgement.phrase)   # (a) decided early
+    for sentence in turn.sentences(): speak(sentence)                         # (b) sentence by sentence
+    turn.cancel()        # (c) barge-in, from any thread: the model stream stops
+    turn.shorten(1)      # (d) from any thread: at most one sentence from now on
+    result = turn.finish()   # the model's patch, validated and committed; the turn record
+
+Why the reply starts before the model's patch: on the embedded 135M model a grammar-
+constrained patch costs 1-2 s on 2 cores, which alone would break the 1500 ms
+first-answer budget. The rule extractor's state (instant, verbatim, handles
+corrections) is committed first and the reply is written from it; the model's patch
+runs in `finish()`, while the reply is being played, and is merged on top (grounded in
+the user's words) for the next turn. `AgentConfig(model_update="before_reply")` gives
+the strict order (update, then reply) for larger models or when latency does not matter.
+
+`AgentResponder` adapts a session to the voice harness's async `Responder` protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Iterator
+
+from sotto.engines.base import LanguageModel
+from sotto.memory.diff import Change
+from sotto.memory.monologue import ModelUpdate, Monologue, RulesUpdate
+from sotto.memory.reply import ReplyReport, ReplyWriter
+from sotto.memory.state import SessionState
+from sotto.memory.store import Store
+from sotto.voice.responder import ReplyItem, ReplyRequest, ReplySentence
+
+MAX_WORDS_CHARS = 600
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    model_update: str = "after_reply"  # "after_reply" | "before_reply" | "off"
+    reply_mode: str = "auto"  # "auto" (model, checked, else composed) | "model" | "composed"
+    first_answer_budget_ms: float = 1500.0
+
+
+@dataclass(frozen=True)
+class Acknowledgement:
+    phrase: str
+    recommended: bool  # the answer is expected to miss the budget: say the phrase first
+    expected_first_sentence_ms: float
+
+
+@dataclass
+class TurnResult:
+    session_id: str
+    turn: int
+    words: str
+    reply: str
+    reply_source: str
+    state: SessionState
+    changes: list[Change]
+    json_failures: int
+    context_overflows: int
+    interrupted: bool
+    rules_ms: float
+    first_sentence_ms: float | None
+    model_update_ms: float
+    rejected: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "turn": self.turn,
+            "user": self.words,
+            "reply": self.reply,
+            "reply_source": self.reply_source,
+            "state": self.state.to_dict(),
+            "changes": [c.to_dict() for c in self.changes],
+            "json_failures": self.json_failures,
+            "context_overflows": self.context_overflows,
+            "interrupted": self.interrupted,
+            "rules_ms": round(self.rules_ms, 1),
+            "first_sentence_ms": None if self.first_sentence_ms is None else round(self.first_sentence_ms, 1),
+            "model_update_ms": round(self.model_update_ms, 1),
+        }
+
+
+class Agent:
+    def __init__(self, model: LanguageModel | None, store: Store, *, config: AgentConfig | None = None) -> None:
+        self.model = model
+        self.store = store
+        self.config = config or AgentConfig()
+        self.monologue = Monologue(model if self.config.model_update != "off" else None)
+        self.writer = ReplyWriter(model, mode=self.config.reply_mode)
+        # llama.cpp is not thread-safe and one session's turns must not interleave.
+        self._model_lock = threading.RLock()
+        self._first_sentence_ema: float | None = None
+
+    @property
+    def llm_name(self) -> str:
+        return self.model.name if self.model is not None else "none"
+
+    def state(self, session_id: str) -> SessionState:
+        return self.store.ensure_session(session_id)
+
+    def start_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None) -> "Turn":
+        words = " ".join(words.split())[:MAX_WORDS_CHARS]
+        self._model_lock.acquire()  # released by Turn.finish()
+        try:
+            before = self.store.ensure_session(session_id)
+            number = turn if turn is not None else self.store.last_turn(session_id) + 1
+            started = time.perf_counter()
+            rules = self.monologue.rules_update(before, words, lang=lang)
+            rules_ms = (time.perf_counter() - started) * 1000
+            state = rules.state
+            if rules.changes:
+                state.touch()
+                self.store.commit(state, turn=number, source="rules", changes=rules.changes)
+            t = Turn(self, session_id, number, words, before, rules, rules_ms)
+            if self.config.model_update == "before_reply":
+                t._run_model_update()
+            return t
+        except BaseException:
+            self._model_lock.release()
+            raise
+
+    def acknowledgement(self, lang: str) -> Acknowledgement:
+        expected = self._first_sentence_ema if self._first_sentence_ema is not None else 0.0
+        if self.config.model_update == "before_reply" and self.model is not None:
+            expected += 1500.0
+        phrase = "好的。" if lang == "zh" else "Okay."
+        return Acknowledgement(phrase, expected > 0.6 * self.config.first_answer_budget_ms, expected)
+
+    def _note_first_sentence(self, ms: float) -> None:
+        ema = self._first_sentence_ema
+        self._first_sentence_ema = ms if ema is None else 0.7 * ema + 0.3 * ms
+
+    def run_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None) -> TurnResult:
+        """A whole turn without a voice: update, reply, finish."""
+        t = self.start_turn(session_id, words, turn=turn, lang=lang)
+        try:
+            for _ in t.sentences():
+                pass
+        finally:
+            result = t.finish()
+        return result
+
+
+class Turn:
+    """One user turn. `sentences()` once, then `finish()` exactly once (it releases the agent)."""
+
+    def __init__(
+        self, agent: Agent, session_id: str, number: int, words: str, before: SessionState, rules: RulesUpdate, rules_ms: float
+    ) -> None:
+        self.agent = agent
+        self.session_id = session_id
+        self.number = number
+        self.words = words
+        self.before = before
+        self.rules = rules
+        self.rules_ms = rules_ms
+        self.state = rules.state
+        self.report = ReplyReport()
+        self.model_update: ModelUpdate | None = None
+        self._cancel = threading.Event()
+        self._max_sentences = 2
+        self._finished = False
+        self.acknowledgement = agent.acknowledgement(rules.rules.lang)
+
+    # -- controls, callable from any thread
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def shorten(self, max_sentences: int = 1) -> None:
+        self._max_sentences = max(1, min(self._max_sentences, max_sentences))
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    # -- the reply
+
+    def sentences(self) -> Iterator[str]:
+        yield from self.agent.writer.sentences(
+            self.state,
+            self.words,
+            self.rules.rules,
+            self.report,
+            max_sentences=lambda: self._max_sentences,
+            cancelled=self._cancel,
+        )
+        if self.report.first_sentence_ms is not None and self.report.source == "model":
+            self.agent._note_first_sentence(self.report.first_sentence_ms)
+
+    # -- the model's patch and the record
+
+    def _run_model_update(self) -> None:
+        if self.model_update is not None:
+            return
+        update = self.agent.monologue.model_update(self.state, self.words, self.rules.rules)
+        self.model_update = update
+        if update.changes:
+            update.state.touch()
+            self.agent.store.commit(update.state, turn=self.number, source="model", changes=update.changes)
+            self.state = update.state
+        if update.failures or update.rejected or update.context_overflow:
+            self.agent.store.append_trace(
+                self.session_id,
+                {
+                    "type": "state_update_failed" if update.failed else "state_update_checked",
+                    "turn": self.number,
+                    "failures": update.failures,
+                    "rejected": update.rejected,
+                    "context_overflow": update.context_overflow,
+                    "raw": [r[:300] for r in update.raw],
+                },
+            )
+
+    def finish(self, *, run_model: bool = True) -> TurnResult:
+        if self._finished:
+            raise RuntimeError("turn already finished")
+        self._finished = True
+        try:
+            if run_model and self.agent.config.model_update == "after_reply":
+                self._run_model_update()
+            update = self.model_update
+            failures = 1 if update is not None and update.failed else 0
+            overflows = int(bool(update and update.context_overflow)) + int(self.report.context_overflow)
+            changes = self.rules.changes + (update.changes if update else [])
+            result = TurnResult(
+                session_id=self.session_id,
+                turn=self.number,
+                words=self.words,
+                reply=self.report.text,
+                reply_source=self.report.source,
+                state=self.state,
+                changes=changes,
+                json_failures=failures,
+                context_overflows=overflows,
+                interrupted=self.cancelled,
+                rules_ms=self.rules_ms,
+                first_sentence_ms=self.report.first_sentence_ms,
+                model_update_ms=update.elapsed_ms if update else 0.0,
+                rejected=self.report.rejected + (update.rejected if update else []),
+            )
+            self.agent.store.append_trace(
+                self.session_id,
+                {
+                    "type": "reply_interrupted" if self.cancelled else "agent_turn",
+                    "turn": self.number,
+                    "user": self.words,
+                    "reply": result.reply,
+                    "reply_source": result.reply_source,
+                    "reply_rejected": self.report.rejected,
+                    "changes": [c.to_dict() for c in changes],
+                    "json_failures": failures,
+                    "context_overflows": overflows,
+                    "first_sentence_ms": result.first_sentence_ms,
+                    "model_update_ms": result.model_update_ms,
+                },
+            )
+            return result
+        finally:
+            self.agent._model_lock.release()
+
+
+class AgentResponder:
+    """The voice harness's `Responder` for one session (sotto.voice.responder)."""
+
+    def __init__(self, agent: Agent, session_id: str) -> None:
+        self.agent = agent
+        self.session_id = session_id
+        self.last_result: TurnResult | None = None
+
+    async def reply(self, request: ReplyRequest) -> AsyncIterator[ReplyItem]:
+        turn = await asyncio.to_thread(self.agent.start_turn, self.session_id, request.words, turn=request.turn_id)
+        finished = False
+        try:
+            if turn.acknowledgement.recommended or request.control.defer:
+                yield ReplySentence(turn.acknowledgement.phrase, acknowledgement=True)
+            sentences = turn.sentences()
+            while True:
+                if request.control.max_sentences is not None:
+                    turn.shorten(request.control.max_sentences)
+                sentence = await asyncio.to_thread(next, sentences, None)
+                if sentence is None:
+                    break
+                yield ReplySentence(sentence)
+            finished = True
+        finally:
+            if not finished:
+                turn.cancel()  # barge-in or session end: stop the model now
+            # The state update stands whatever happened to the reply; it runs off the
+            # event loop so playback and listening go on.
+            threading.Thread(target=self._finish, args=(turn,), daemon=True).start()
+
+    def _finish(self, turn: Turn) -> None:
+        self.last_result = turn.finish()

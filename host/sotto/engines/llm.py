@@ -1,0 +1,188 @@
+"""The llama.cpp language model engine (llama-cpp-python), behind `LanguageModel`.
+
+`load()` opens the embedded SmolLM2-135M by default or any GGUF by path. The engine
+keeps llama.cpp's KV cache between calls: llama-cpp-python compares the new prompt's
+tokens with the ones already evaluated and decodes only what follows the longest
+common prefix, so prompts built static-part-first (see sotto.memory.prompts) pay only
+for what changed. `last_call` records how many prompt tokens were reused and how long
+the prompt took, which is how that saving is measured.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import sotto  # noqa: F401  (offline environment before any engine import)
+from sotto.engines.base import ChatMessage, Completion, LanguageModel
+from sotto.errors import ContextOverflow, ModelLoadFailed, ModelNotFound
+
+DEFAULT_N_CTX = 2048
+
+
+@dataclass
+class CallTiming:
+    prompt_tokens: int = 0
+    reused_tokens: int = 0  # prompt tokens found in the KV cache (not re-evaluated)
+    first_token_ms: float = 0.0  # prompt evaluation plus the first sampled token
+    total_ms: float = 0.0
+    completion_tokens: int = 0
+
+
+class LlamaEngine:
+    """One llama.cpp model. Not thread-safe: one call at a time (the agent serialises them)."""
+
+    def __init__(self, llama: Any, *, name: str, n_ctx: int) -> None:
+        self._llama = llama
+        self.name = name
+        self.n_ctx = n_ctx
+        self.last_call = CallTiming()
+        self._grammars: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ LanguageModel
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        grammar: str | None = None,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+    ) -> Completion:
+        pieces: list[str] = []
+        finish = "stop"
+        for piece, reason in self._run(messages, max_tokens=max_tokens, grammar=grammar, temperature=temperature, stop=stop):
+            pieces.append(piece)
+            if reason:
+                finish = reason
+        return Completion(
+            text="".join(pieces),
+            prompt_tokens=self.last_call.prompt_tokens,
+            completion_tokens=self.last_call.completion_tokens,
+            finish_reason=finish,
+        )
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+    ) -> Iterator[str]:
+        for piece, _ in self._run(messages, max_tokens=max_tokens, grammar=None, temperature=temperature, stop=stop):
+            if piece:
+                yield piece
+
+    def reset_cache(self) -> None:
+        """Forget the evaluated prefix (used to measure what prefix reuse saves)."""
+        self._llama.reset()
+
+    # ------------------------------------------------------------------ internals
+
+    def _grammar(self, text: str) -> Any:
+        if text not in self._grammars:
+            from llama_cpp import LlamaGrammar
+
+            self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
+        return self._grammars[text]
+
+    def _run(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        grammar: str | None,
+        temperature: float,
+        stop: Sequence[str],
+    ) -> Iterator[tuple[str, str | None]]:
+        before = list(getattr(self._llama, "_input_ids", []))
+        started = time.perf_counter()
+        timing = CallTiming()
+        self.last_call = timing
+        try:
+            chunks = self._llama.create_chat_completion(
+                messages=[{"role": m.role, "content": m.content} for m in messages],
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stop=list(stop) or None,
+                grammar=self._grammar(grammar) if grammar else None,
+                stream=True,
+            )
+            first = True
+            for chunk in chunks:
+                choice = chunk["choices"][0]
+                piece = choice.get("delta", {}).get("content") or ""
+                reason = choice.get("finish_reason")
+                if first and (piece or reason):
+                    first = False
+                    timing.first_token_ms = (time.perf_counter() - started) * 1000
+                    self._note_prefix(before, timing)
+                if piece:
+                    timing.completion_tokens += 1
+                yield piece, reason
+        except ValueError as exc:
+            if "context window" in str(exc) or "exceed" in str(exc):
+                raise ContextOverflow(f"{self.name}: {exc}", hint=f"n_ctx={self.n_ctx}") from exc
+            raise
+        finally:
+            timing.total_ms = (time.perf_counter() - started) * 1000
+
+    def _note_prefix(self, before: list[int], timing: CallTiming) -> None:
+        after = list(getattr(self._llama, "_input_ids", []))
+        reused = 0
+        for a, b in zip(before, after):
+            if a != b:
+                break
+            reused += 1
+        # `after` holds the prompt plus the first sampled token.
+        timing.prompt_tokens = max(len(after) - 1, 0)
+        timing.reused_tokens = min(reused, timing.prompt_tokens)
+
+
+def default_threads() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def load(path: str | Path | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None) -> LlamaEngine:
+    """Open a GGUF model: the embedded SmolLM2-135M when `path` is None."""
+    if path is None:
+        from sotto.models.embedded import smollm2_gguf
+
+        model_path = smollm2_gguf()
+    else:
+        model_path = Path(path).expanduser()
+        if not model_path.is_file():
+            raise ModelNotFound(f"no GGUF model at {model_path}", hint="pass the path of a .gguf file")
+    try:
+        with model_path.open("rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise ModelLoadFailed(f"cannot read {model_path}: {exc}") from exc
+    if magic != b"GGUF":
+        raise ModelLoadFailed(f"{model_path} is not a GGUF file")
+    threads = n_threads or default_threads()
+    try:
+        from llama_cpp import Llama
+
+        llama = Llama(
+            model_path=str(model_path),
+            n_ctx=n_ctx,
+            n_threads=threads,
+            n_threads_batch=threads,
+            verbose=False,
+        )
+    except Exception as exc:  # llama.cpp reports load failures as plain exceptions
+        raise ModelLoadFailed(f"llama.cpp could not load {model_path}: {exc}") from exc
+    return LlamaEngine(llama, name=model_path.stem, n_ctx=n_ctx)
+
+
+def _check_protocol(engine: LlamaEngine) -> LanguageModel:
+    return engine

@@ -1,0 +1,164 @@
+"""Memory scripts and their metrics, exactly as DESIGN.md "Memory scripts" defines them.
+
+- Items are a string or a list of alternatives, matched case-insensitively on the
+  state serialised as JSON text without session_id and updated_at.
+- remember: any alternative counts; items stay expected from their turn on until a
+  forget item shares an alternative with them. entity_retention = present / checks.
+- forget (a correction turn): right after the turn, with the text of every item still
+  expected removed from the state text, every alternative must be absent.
+  correction_accuracy = correction turns whose forgets are absent and remembers present
+  / correction turns.
+- reply_mentions: the reply contains one alternative of each item.
+- reply_leak_rate = replies containing a state field name, a brace or "internal state".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+from sotto.errors import ConfigError
+from sotto.memory.sanitize import leaks
+from sotto.memory.state import SessionState
+
+Item = Union[str, list[str]]
+MAX_SCRIPT_BYTES = 1_000_000
+MAX_TURNS = 500
+
+
+@dataclass(frozen=True)
+class ScriptTurn:
+    user: str
+    remember: list[list[str]] = field(default_factory=list)
+    forget: list[list[str]] = field(default_factory=list)
+    reply_mentions: list[list[str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Script:
+    name: str
+    lang: str
+    turns: list[ScriptTurn]
+    path: str = ""
+
+
+def _items(value: Any, where: str) -> list[list[str]]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: expected a list of items")
+    out: list[list[str]] = []
+    for item in value:
+        if isinstance(item, str):
+            out.append([item])
+        elif isinstance(item, list) and item and all(isinstance(a, str) for a in item):
+            out.append(list(item))
+        else:
+            raise ConfigError(f"{where}: an item is a string or a non-empty list of strings, got {item!r}")
+    return out
+
+
+def load_script(path: str | Path) -> Script:
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read script {p}: {exc}") from exc
+    if len(raw) > MAX_SCRIPT_BYTES:
+        raise ConfigError(f"script {p} is larger than {MAX_SCRIPT_BYTES} bytes")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"script {p} is not JSON: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
+        raise ConfigError(f"script {p}: expected an object with a list of turns")
+    turns: list[ScriptTurn] = []
+    for i, t in enumerate(data["turns"][:MAX_TURNS]):
+        if not isinstance(t, dict) or not isinstance(t.get("user"), str):
+            raise ConfigError(f"script {p} turn {i + 1}: expected an object with a string 'user'")
+        where = f"script {p} turn {i + 1}"
+        turns.append(
+            ScriptTurn(
+                user=t["user"],
+                remember=_items(t.get("remember"), where + " remember"),
+                forget=_items(t.get("forget"), where + " forget"),
+                reply_mentions=_items(t.get("reply_mentions"), where + " reply_mentions"),
+            )
+        )
+    return Script(name=str(data.get("name", p.stem)), lang=str(data.get("lang", "")), turns=turns, path=str(p))
+
+
+def state_text(state: SessionState | dict[str, Any]) -> str:
+    data = state.to_dict() if isinstance(state, SessionState) else dict(state)
+    data.pop("session_id", None)
+    data.pop("updated_at", None)
+    return json.dumps(data, ensure_ascii=False).lower()
+
+
+def _present(text: str, item: list[str]) -> bool:
+    return any(alt.lower() in text for alt in item)
+
+
+@dataclass
+class ScriptScore:
+    retention_checks: int = 0
+    retention_present: int = 0
+    correction_turns: int = 0
+    corrections_ok: int = 0
+    replies: int = 0
+    leaks: int = 0
+    mention_checks: int = 0
+    mentions_ok: int = 0
+    misses: list[str] = field(default_factory=list)
+
+
+class ScriptScorer:
+    """Feed the state and reply after each turn, in order."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.expected: list[list[str]] = []
+        self.score = ScriptScore()
+
+    def observe(self, index: int, state: SessionState | dict[str, Any], reply: str) -> None:
+        turn = self.script.turns[index]
+        text = state_text(state)
+        s = self.score
+        # A forget retires every expected item that shares an alternative with it.
+        forgotten = {a.lower() for item in turn.forget for a in item}
+        self.expected = [e for e in self.expected if not ({a.lower() for a in e} & forgotten)]
+        self.expected += [r for r in turn.remember if r not in self.expected]
+        for item in self.expected:
+            s.retention_checks += 1
+            if _present(text, item):
+                s.retention_present += 1
+            else:
+                s.misses.append(f"turn {index + 1}: lost {item}")
+        if turn.forget:
+            s.correction_turns += 1
+            stripped = text
+            for item in self.expected:
+                for alt in sorted(item, key=len, reverse=True):
+                    stripped = stripped.replace(alt.lower(), " ")
+            gone = all(not any(alt.lower() in stripped for alt in item) for item in turn.forget)
+            kept = all(_present(text, item) for item in turn.remember)
+            if gone and kept:
+                s.corrections_ok += 1
+            else:
+                s.misses.append(f"turn {index + 1}: correction failed (forget gone={gone}, remember kept={kept})")
+        s.replies += 1
+        if leaks(reply):
+            s.leaks += 1
+            s.misses.append(f"turn {index + 1}: reply leaks: {reply!r}")
+        for item in turn.reply_mentions:
+            s.mention_checks += 1
+            if _present(reply.lower(), item):
+                s.mentions_ok += 1
+            else:
+                s.misses.append(f"turn {index + 1}: reply lacks {item}: {reply!r}")
+
+
+def ratio(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None

@@ -1,0 +1,171 @@
+"""The spoken reply: streamed from the model sentence by sentence, checked, or composed.
+
+The model's tokens go through the sentence splitter; each finished sentence is
+sanitized and checked before it is handed on (to TTS). A first sentence that fails a
+check (leaks, wrong language, an invented number or name, off-topic for a question)
+cancels the stream and the reply composed from the state is spoken instead; a later
+sentence that fails just ends the reply. At most two sentences, one when shortened.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from sotto.engines.base import LanguageModel
+from sotto.errors import ModelError
+from sotto.memory.compose import answer_keys, compose_reply
+from sotto.memory.prompts import fit_messages, reply_instruction
+from sotto.memory.rules import RuleResult
+from sotto.memory.sanitize import leaks, sanitize
+from sotto.memory.state import SessionState
+from sotto.memory.text import cjk_ratio, content_keys, numbers_in
+from sotto.text.sentences import SentenceSplitter
+
+REPLY_MAX_TOKENS = 64
+MAX_SENTENCE_CHARS = 220
+_BAD_PHRASES = re.compile(
+    r"\b(?:as an ai|language model|i'm not sure|i am not sure|i don't know what|sorry to hear|misunderstanding|the user|assistant|i'm here to help)\b|用户|助手",
+    re.I,
+)
+
+
+@dataclass
+class ReplySentenceOut:
+    text: str
+    source: str  # "model" | "composed"
+
+
+@dataclass
+class ReplyReport:
+    sentences: list[ReplySentenceOut] = field(default_factory=list)
+    source: str = ""
+    rejected: list[str] = field(default_factory=list)  # model sentences refused, with the reason
+    context_overflow: bool = False
+    cancelled: bool = False
+    first_sentence_ms: float | None = None
+
+    @property
+    def text(self) -> str:
+        sep = "" if any(cjk_ratio(s.text) > 0.3 for s in self.sentences) else " "
+        return sep.join(s.text for s in self.sentences)
+
+
+def check_sentence(sentence: str, *, state: SessionState, words: str, rules: RuleResult, first: bool) -> str | None:
+    """Why the model's sentence may not be spoken, or None when it may."""
+    if len(sentence) > MAX_SENTENCE_CHARS:
+        return "too long"
+    if leaks(sentence):
+        return "leaks"
+    ratio = cjk_ratio(sentence)
+    if rules.lang == "zh" and ratio < 0.6:
+        return "not Chinese"
+    if rules.lang != "zh" and ratio > 0.0:
+        return "not English"
+    if _BAD_PHRASES.search(sentence):
+        return "filler or confusion"
+    known = " ".join([words, *state.all_strings()])
+    if not numbers_in(sentence) <= numbers_in(known):
+        return "invented number"
+    known_keys = content_keys(known)
+    capitals = {w.lower() for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+", sentence)}
+    if any(c not in known.lower() for c in capitals):
+        return "invented name"
+    keys = content_keys(sentence)
+    if first:
+        if rules.question:
+            wanted = answer_keys(state, words)
+            if wanted and not keys & wanted:
+                return "does not answer from memory"
+        elif not keys & content_keys(words):
+            return "off-topic"
+    if not keys <= known_keys | {"sure", "okay", "great", "noted", "done", "thank", "welcome", "good", "right", "fine", "nice", "meet", "perfect"} and len(keys - known_keys) > 3:
+        return "says too much that was never said"
+    return None
+
+
+class ReplyWriter:
+    def __init__(self, model: LanguageModel | None, *, mode: str = "auto", max_tokens: int = REPLY_MAX_TOKENS) -> None:
+        if mode not in ("auto", "model", "composed"):
+            raise ValueError(f"unknown reply mode {mode!r}")
+        self.model = model
+        self.mode = mode
+        self.max_tokens = max_tokens
+
+    def sentences(
+        self,
+        state: SessionState,
+        words: str,
+        rules: RuleResult,
+        report: ReplyReport,
+        *,
+        max_sentences: Callable[[], int] = lambda: 2,
+        cancelled: threading.Event | None = None,
+    ) -> Iterator[str]:
+        """Reply sentences, each ready to speak, as they are produced."""
+        cancel = cancelled or threading.Event()
+        started = time.perf_counter()
+
+        def emit(text: str, source: str) -> str:
+            if report.first_sentence_ms is None:
+                report.first_sentence_ms = (time.perf_counter() - started) * 1000
+            report.sentences.append(ReplySentenceOut(text, source))
+            report.source = source if not report.source or report.source == source else "mixed"
+            return text
+
+        if self.model is not None and self.mode != "composed":
+            spoken = 0
+            for sentence in self._model_sentences(state, words, rules, report, cancel):
+                if cancel.is_set():
+                    report.cancelled = True
+                    return
+                clean = sanitize(sentence)
+                reason = "leaks" if clean is None else check_sentence(clean, state=state, words=words, rules=rules, first=spoken == 0)
+                if reason is not None:
+                    report.rejected.append(f"{reason}: {sentence[:120]!r}")
+                    break
+                assert clean is not None
+                yield emit(clean, "model")
+                spoken += 1
+                if spoken >= max(1, min(2, max_sentences())):
+                    break
+            if spoken:
+                return
+        if cancel.is_set():
+            report.cancelled = True
+            return
+        for text in compose_reply(state, words, rules, max_sentences=max(1, min(2, max_sentences()))):
+            clean = sanitize(text)
+            if clean:
+                yield emit(clean, "composed")
+            if len(report.sentences) >= max(1, min(2, max_sentences())) or cancel.is_set():
+                break
+
+    def _model_sentences(
+        self, state: SessionState, words: str, rules: RuleResult, report: ReplyReport, cancel: threading.Event
+    ) -> Iterator[str]:
+        assert self.model is not None
+        fitted = fit_messages(self.model, state, words, reply_instruction(rules.lang, 2), self.max_tokens)
+        if fitted is None:
+            report.context_overflow = True
+            return
+        messages, _, _ = fitted
+        splitter = SentenceSplitter()
+        stream = self.model.stream(messages, max_tokens=self.max_tokens, temperature=0.0, stop=("\n\n", "<|im_end|>"))
+        try:
+            for piece in stream:
+                if cancel.is_set():
+                    return
+                yield from splitter.feed(piece)
+            yield from splitter.flush()
+        except ModelError as exc:
+            if exc.code == "model_context_overflow":
+                report.context_overflow = True
+            report.rejected.append(f"model failed: {exc}")
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()  # stops llama.cpp generating the rest
