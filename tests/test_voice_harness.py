@@ -340,3 +340,22 @@ def test_ctrl_c_closes_the_session_as_cancelled(tmp_path: Path) -> None:
     assert responder.cancelled == [1]
     assert session.trace.of_type(ev.SESSION_CLOSED)[0].data["status"] == "cancelled"
     assert session.usage.failed_attempts == 0
+
+
+def test_extra_sink_gets_every_event_and_turn_record_has_demo_fields(tmp_path: Path) -> None:
+    received: list[ev.TraceEvent] = []
+    port, recognizer = FakePort(), FakeRecognizer()
+    session = VoiceSession(port, recognizer, FakeResponder(), FakeTTS(), session_id="sink", trace_folder=tmp_path, sinks=(received.append,))
+
+    async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
+        user_says(port, recognizer, 1, "x", "hello")
+        await wait_until(lambda: len(session.usage.turns) == 1)
+
+    usage = run_scenario(session, port, recognizer, scenario)
+    assert [e.type for e in received] == types(session)
+    record = usage.turns[0].to_json_dict()
+    for key in ("turn", "user", "final_transcript", "reply", "first_byte_ms", "first_answer_ms", "total_turn_ms",
+                "barge_in_ms", "interrupted", "degraded", "degrade_actions"):
+        assert key in record
+    assert session.phases.history[:4] == [Phase.IDLE, Phase.LISTENING, Phase.THINKING, Phase.SPEAKING]
+    assert session.phases.history[-1] == Phase.IDLE

@@ -223,6 +223,7 @@ def load(
     import vosk
 
     vosk.SetLogLevel(-1)  # Kaldi logs to stderr otherwise
+    failure = ""
     with _captured_stderr() as captured:
         try:
             loaded = vosk.Model(str(path))

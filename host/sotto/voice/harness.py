@@ -551,9 +551,11 @@ class VoiceSession:
         stop_error: str | None = None
         if reply.sent_bytes:
             try:
-                await self.port.stop(reply.stream_id)
+                await asyncio.wait_for(self.port.stop(reply.stream_id), self.config.stop_confirm_timeout_s)
             except SottoError as exc:
                 stop_error = str(exc)
+            except asyncio.TimeoutError:
+                stop_error = "STOP not accepted by the link in time"
         if reply.task is not None:
             await asyncio.wait({reply.task})
         await self._stop_producer(reply)
