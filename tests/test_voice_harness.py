@@ -359,3 +359,18 @@ def test_extra_sink_gets_every_event_and_turn_record_has_demo_fields(tmp_path: P
         assert key in record
     assert session.phases.history[:4] == [Phase.IDLE, Phase.LISTENING, Phase.THINKING, Phase.SPEAKING]
     assert session.phases.history[-1] == Phase.IDLE
+
+
+def test_answer_stalling_mid_reply_is_cut_at_the_total_turn_limit(tmp_path: Path) -> None:
+    config = VoiceConfig(budgets=BudgetConfig().scaled(0.1))
+    responder = FakeResponder(script={1: [ReplySentence("Start."), Delay(5.0), ReplySentence("Never said.")]})
+    session, port, recognizer, _ = make_session(tmp_path, responder, config)
+
+    async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
+        user_says(port, recognizer, 1, "go", "go on")
+        await wait_until(lambda: len(session.usage.turns) == 1)
+
+    usage = run_scenario(session, port, recognizer, scenario)
+    record = usage.turns[0]
+    assert record.reply == "Start." and record.stop_reason == "completed"
+    assert record.degrade_actions == ["shorten"] and responder.cancelled == [1]

@@ -431,10 +431,16 @@ class VoiceSession:
                     step = steps[0][1]
                 elif give_up_at is not None:
                     deadline = give_up_at
+            elif self.config.budgets.ladder.enabled:
+                # A reply that stalls mid-answer is cut at the total_turn hard limit.
+                deadline = reply.final_t + self.config.budgets.budgets[TOTAL_TURN].limit_ms / 1000.0
             timeout = None if deadline is None else max(0.0, deadline - self.clock())
             try:
                 item = await asyncio.wait_for(queue.get(), timeout)
             except asyncio.TimeoutError:
+                if answer_started:
+                    self._record_degrade(reply, SHORTEN, reason="answer stalled")
+                    return COMPLETED
                 if step is None:
                     return DEFERRED  # deferred and said so; the answer did not come in time
                 steps.pop(0)
