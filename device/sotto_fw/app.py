@@ -207,7 +207,7 @@ class BoardApp:
             return False
         self.enc.payload[:n] = payload
         k = self.enc.finish(mtype, n)
-        self.tx.write(self.enc.out, k)
+        self.tx.write(self.enc.out_mv, k)
         self.counters["frames_out"] += 1
         return True
 
@@ -217,7 +217,7 @@ class BoardApp:
             self.counters["tx_dropped"] += 1
             return False
         k = self.enc.finish(mtype, n)
-        self.tx.write(self.enc.out, k)
+        self.tx.write(self.enc.out_mv, k)
         self.counters["frames_out"] += 1
         return True
 

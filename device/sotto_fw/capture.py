@@ -14,6 +14,7 @@ class MicCapture:
         self.pcm_mv = memoryview(self.pcm)
         self.scratch = bytearray(256)  # mic reads while not streaming, discarded
         self.frame_bytes = 0
+        self.frame_mv = self.pcm_mv
         self.rate = 16000
         self.fill = 0
         self.first_ms = 0
@@ -31,6 +32,7 @@ class MicCapture:
         if hasattr(self.mic, "configure"):
             self.mic.configure(rate)
         self.frame_bytes = frame_bytes
+        self.frame_mv = self.pcm_mv[:frame_bytes]
         self.rate = rate
         self.fill = 0
         if self.encoder.fmt != fmt:
@@ -44,7 +46,11 @@ class MicCapture:
             return False
         if self.fill >= self.frame_bytes:
             return True
-        got = self.mic.readinto(self.pcm_mv[self.fill : self.frame_bytes]) or 0
+        if self.fill == 0:
+            view = self.frame_mv  # the common case: no new view object per read
+        else:
+            view = self.pcm_mv[self.fill : self.frame_bytes]
+        got = self.mic.readinto(view) or 0
         if got > 0:
             if self.fill == 0:
                 # The first sample of the frame was captured `got` bytes ago.

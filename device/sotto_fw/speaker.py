@@ -10,7 +10,7 @@ from sotto_fw.compat import const
 from sotto_fw.ring import RingBuffer
 
 MAX_SEGMENTS = const(8)
-CHUNK_BYTES = const(1024)
+CHUNK_BYTES = const(1024)  # most bytes offered to the speaker in one write
 
 
 def stream_at_or_before(stream_id, ref):
@@ -30,8 +30,7 @@ class SpeakerPlayer:
         self.speaker = speaker
         self.report = report
         self.ring = RingBuffer(buffer_size)
-        self.chunk = bytearray(chunk_bytes)
-        self.chunk_mv = memoryview(self.chunk)
+        self.max_write = chunk_bytes
         self.seg_id = array("H", [0] * MAX_SEGMENTS)
         self.seg_inring = array("i", [0] * MAX_SEGMENTS)
         self.seg_played = array("i", [0] * MAX_SEGMENTS)
@@ -45,8 +44,6 @@ class SpeakerPlayer:
         self.ring.clear()
         self.seg_head = 0
         self.seg_count = 0
-        self.chunk_off = 0
-        self.chunk_left = 0
         self.stopped_id = -1
         self.done_id = -1  # last stream retired, and its played bytes (for a late STOP)
         self.done_played = 0
@@ -56,7 +53,7 @@ class SpeakerPlayer:
 
     def active(self):
         """True while any stream has audio queued or playing."""
-        return self.seg_count > 0 and (self.chunk_left > 0 or self.ring.count > 0)
+        return self.seg_count > 0 and self.ring.count > 0
 
     def _tail(self):
         return (self.seg_head + self.seg_count - 1) % MAX_SEGMENTS
@@ -108,44 +105,41 @@ class SpeakerPlayer:
         self.seg_count -= 1
 
     def pump(self):
-        """Move audio toward the speaker. Returns bytes the speaker accepted."""
+        """Move audio from the ring straight to the speaker. Returns bytes it accepted."""
         moved = 0
+        ring = self.ring
         while self.seg_count:
             h = self.seg_head
-            if self.chunk_left == 0:
-                inring = self.seg_inring[h]
-                if inring == 0:
-                    flags = self.seg_flags[h]
-                    if flags & 1:
-                        queued = self.speaker.queued() if hasattr(self.speaker, "queued") else 0
-                        if queued:
-                            return moved
-                        self._retire_head()
-                        self.report(wire.PLAY_DRAINED, self.done_id, self.done_played)
-                        continue
-                    if self.seg_count > 1:
-                        self._retire_head()  # the host never ended it; the next stream follows
-                        continue
-                    return moved
-                want = len(self.chunk)
-                if want > inring:
-                    want = inring
-                got = self.ring.read_into(self.chunk, want)
-                self.seg_inring[h] = inring - got
-                self.chunk_off = 0
-                self.chunk_left = got
-            k = self.speaker.write(self.chunk_mv[self.chunk_off : self.chunk_off + self.chunk_left]) or 0
+            inring = self.seg_inring[h]
+            if inring == 0:
+                if self.seg_flags[h] & 1:
+                    queued = self.speaker.queued() if hasattr(self.speaker, "queued") else 0
+                    if queued:
+                        return moved
+                    self._retire_head()
+                    self.report(wire.PLAY_DRAINED, self.done_id, self.done_played)
+                    continue
+                if self.seg_count > 1:
+                    self._retire_head()  # the host never ended it; the next stream follows
+                    continue
+                return moved
+            want = ring.contiguous()
+            if want > inring:
+                want = inring
+            if want > self.max_write:
+                want = self.max_write
+            k = self.speaker.write(ring.mv[ring.head : ring.head + want]) or 0
             if k <= 0:
                 return moved
+            ring.skip(k)
+            self.seg_inring[h] = inring - k
             if not self.seg_flags[h] & 2:
                 self.seg_flags[h] |= 2
                 self.report(wire.PLAY_STARTED, self.seg_id[h], 0)
             self.seg_played[h] += k
             self.bytes_played += k
             moved += k
-            self.chunk_off += k
-            self.chunk_left -= k
-            if self.chunk_left:
+            if k < want:
                 return moved  # the speaker is full for now
         return moved
 
@@ -158,9 +152,6 @@ class SpeakerPlayer:
         while self.seg_count and stream_at_or_before(self.seg_id[self.seg_head], stream_id):
             h = self.seg_head
             self.dropped_stopped += self.ring.skip(self.seg_inring[h])
-            if self.chunk_left:
-                self.dropped_stopped += self.chunk_left
-                self.chunk_left = 0
             if self.seg_id[h] == stream_id:
                 played = self.seg_played[h]
             self._retire_head()

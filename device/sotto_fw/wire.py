@@ -144,11 +144,16 @@ def crc32(data, value=0):
 # ---------------------------------------------------------------------------- COBS
 
 
-def cobs_encode_into(src, n, dst):
-    """COBS-encode src[:n] (a bytearray) into dst, no trailing delimiter. Returns length."""
+def cobs_encode_into(src, n, dst, src_mv=None):
+    """COBS-encode src[:n] (a bytearray) into dst, no trailing delimiter. Returns length.
+
+    src_mv: a memoryview of src, if the caller keeps one (saves creating it per call).
+    """
     code_pos = 0
     o = 1
     i = 0
+    if src_mv is None:
+        src_mv = memoryview(src)  # copy from a view: slicing a bytearray copies
     while True:
         z = src.find(b"\x00", i, n)
         end = n if z < 0 else z
@@ -156,7 +161,7 @@ def cobs_encode_into(src, n, dst):
         if run > 254:
             run = 254
         if run:
-            dst[o : o + run] = src[i : i + run]
+            dst[o : o + run] = src_mv[i : i + run]
             o += run
             i += run
         if run == 254:
@@ -212,6 +217,7 @@ class FrameEncoder:
         self.payload = self.raw_mv[HEADER_LEN : HEADER_LEN + MAX_PAYLOAD]
         self.out = bytearray(MAX_ENCODED + 2)
         self.out_mv = memoryview(self.out)
+        self._out_body = self.out_mv[1:]
         self.seq = 0
         self.frames = 0
 
@@ -225,7 +231,7 @@ class FrameEncoder:
         end = HEADER_LEN + n
         struct.pack_into(_CRC, self.raw, end, crc32(self.raw_mv[:end]))
         # A delimiter on both sides: a frame that follows line garbage still arrives whole.
-        k = cobs_encode_into(self.raw, end + CRC_LEN, self.out_mv[1:])
+        k = cobs_encode_into(self.raw, end + CRC_LEN, self._out_body, self.raw_mv)
         self.out[k + 1] = 0
         self.frames += 1
         return k + 2
@@ -283,6 +289,7 @@ class FrameDecoder:
         self.bytes_in += n
         if not hasattr(data, "find"):
             data = bytes(data[:n])
+        view = memoryview(data)
         i = 0
         while i < n:
             z = data.find(b"\x00", i, n)
@@ -292,7 +299,7 @@ class FrameDecoder:
                 if self.overflow or self.n + take > MAX_ENCODED:
                     self.overflow = True
                 else:
-                    self.buf_mv[self.n : self.n + take] = data[i:end]
+                    self.buf_mv[self.n : self.n + take] = view[i:end]
                     self.n += take
             if z < 0:
                 return

@@ -27,6 +27,8 @@ class FakePort:
         self.to_board = bytearray()
         self.from_board = bytearray()
         self.tx_room = None
+        self.written = 0
+        self.discard = False  # True: count written bytes only (allocation measurements)
 
     def any(self):
         return len(self.to_board)
@@ -44,7 +46,9 @@ class FakePort:
         if self.tx_room is not None:
             n = min(n, self.tx_room)
             self.tx_room -= n
-        self.from_board.extend(bytes(buf[:n]))
+        self.written += n
+        if not self.discard:
+            self.from_board.extend(bytes(buf[:n]))
         return n
 
     def take_output(self):

@@ -1,0 +1,365 @@
+# Firmware logic under real MicroPython (and CPython): codec vectors, ring buffer,
+# credits, STOP flush, HELLO/WELCOME state machine, PING, COMMAND, button, bench,
+# and allocations in the audio loop.
+# Usage: micropython device_checks.py PATH/TO/audio_vectors.json
+
+import json
+import struct
+import sys
+
+from board_harness import BoardHarness, pcm_ramp
+from mpycheck import check, equal, hexs, run, summary, unhex
+
+from sotto_fw import audiocodec, wire
+from sotto_fw.credits import CreditGranter
+from sotto_fw.ring import RingBuffer
+
+AUDIO = json.load(open(sys.argv[1]))
+
+
+def codec_vectors():
+    for case in AUDIO["cases"]:
+        fmt = case["format"]
+        enc = audiocodec.AudioEncoder(fmt)
+        dec = audiocodec.AudioDecoder(fmt)
+        name = "%s %s %d" % (wire.FORMAT_NAMES[fmt], case["signal"], case["samples"])
+        for frame in case["frames"]:
+            pcm = bytearray(unhex(frame["pcm"]))
+            buf = bytearray(audiocodec.encoded_size(fmt, len(pcm) // 2))
+            k = enc.encode_into(pcm, len(pcm), buf, 0)
+            equal(hexs(buf[:k]), frame["encoded"], "encode " + name)
+            out = bytearray(audiocodec.decoded_bytes(fmt, k))
+            m = dec.decode_into(buf, 0, k, out)
+            equal(hexs(out[:m]), frame["decoded"], "decode " + name)
+
+
+def ring_buffer():
+    r = RingBuffer(10)
+    equal(r.write(b"abcdefg"), 7, "ring write")
+    out = bytearray(5)
+    equal(r.read_into(out), 5, "ring read")
+    equal(bytes(out), b"abcde", "ring read bytes")
+    equal(r.write(b"hijklmnopq"), 8, "ring write wraps, only what fits")
+    equal(r.free(), 0, "ring full")
+    equal(r.write(b"x"), 0, "ring full takes nothing")
+    check(not r.write_all(b"x"), "write_all refuses when full")
+    big = bytearray(20)
+    equal(r.read_into(big), 10, "ring read across the wrap")
+    equal(bytes(big[:10]), b"fghijklmno", "ring wrap order")
+    equal(r.used(), 0, "ring empty")
+    r.write(b"12345")
+    equal(r.skip(3), 3, "ring skip")
+    equal(r.read_into(out, 5), 2, "ring read after skip")
+    equal(bytes(out[:2]), b"45", "ring skip keeps order")
+    r.write(b"abc", 2)
+    equal(r.used(), 2, "ring write n")
+    r.clear()
+    equal((r.used(), r.free()), (0, 10), "ring clear")
+
+
+def credits():
+    ticks_diff = lambda a, b: a - b  # noqa: E731
+    c = CreditGranter(4000)
+    check(c.due(4000, 0, ticks_diff), "credit due at start")
+    c.granted_now(4000, 0)
+    check(not c.due(4000, 10, ticks_diff), "no credit when nothing changed")
+    c.took(1, 5, 20)
+    check(not c.due(1000, 30, ticks_diff), "no credit while the ring fills")
+    check(not c.due(1900, 40, ticks_diff), "no credit before a quarter frees")
+    check(c.due(2000, 50, ticks_diff), "credit after a quarter of the buffer freed")
+    c.granted_now(2000, 50)
+    check(not c.due(2100, 60, ticks_diff), "no credit right after one")
+    check(c.due(2100, 150, ticks_diff), "credit every 100 ms while audio flows")
+    c.granted_now(2100, 150)
+    check(c.due(4000, 1000, ticks_diff), "credit when the buffer drained")
+    c.granted_now(4000, 1000)
+    check(not c.due(4000, 5000, ticks_diff), "idle and empty: no credits")
+    c.force()
+    check(c.due(4000, 5001, ticks_diff), "forced credit")
+
+
+def handshake():
+    h = BoardHarness()
+    h.run(1)
+    hellos = h.take(wire.HELLO)
+    equal(len(hellos), 1, "HELLO at boot")
+    hello = wire.unpack_hello(hellos[0][2])
+    equal(hello[2], "test-board", "HELLO board id")
+    equal(hello[8], h.app.profile["speaker_buffer"], "HELLO speaker buffer")
+    boot_id = hello[3]
+    h.run(500, 1)
+    equal(len(h.take(wire.HELLO)), 0, "no HELLO again within a second")
+    h.run(600, 1)
+    equal(len(h.take(wire.HELLO)), 1, "HELLO again after a second without WELCOME")
+    equal(len(h.take_all()), 0, "no audio before WELCOME")
+    # A WELCOME asking for what the board lacks: ERROR, and HELLO goes on.
+    h.send(wire.WELCOME, wire.pack_welcome(1, wire.FMT_PCM16, 44100, wire.FMT_PCM16, 16000, 20, 5))
+    h.run(1)
+    errors = h.take(wire.ERROR)
+    equal(len(errors), 1, "bad WELCOME -> ERROR")
+    equal(wire.unpack_error(errors[0][2])[0], wire.ERR_BAD_WELCOME, "bad WELCOME error code")
+    check(not h.app.handshake.active(), "bad WELCOME not applied")
+    h.send(wire.WELCOME, wire.pack_welcome(1, wire.FMT_PCM16, 16000, wire.FMT_PCM16, 16000, 40, 5))
+    h.run(1)
+    equal(len(h.take(wire.ERROR)), 1, "PCM16 40 ms mic frames do not fit a frame -> ERROR")
+    h.send(wire.WELCOME, b"\x01\x02")
+    h.run(1)
+    equal(wire.unpack_error(h.take(wire.ERROR)[0][2])[0], wire.ERR_BAD_PAYLOAD, "short WELCOME -> ERROR bad payload")
+    h.welcome(mic_fmt=wire.FMT_MULAW, spk_fmt=wire.FMT_ADPCM, spk_rate=22050)
+    h.run(100, 1)
+    check(h.app.handshake.active(), "WELCOME applied")
+    equal(h.speaker.rate, 22050, "speaker configured to the WELCOME rate")
+    equal(h.mic.rate, 16000, "mic configured to the WELCOME rate")
+    frames = h.take_all()
+    credits = [f for f in frames if f[0] == wire.CREDIT]
+    check(len(credits) >= 1, "CREDIT after WELCOME")
+    equal(wire.unpack_credit(credits[0][2])[2], h.app.profile["speaker_buffer"], "first CREDIT grants the whole buffer")
+    ups = [f for f in frames if f[0] == wire.AUDIO_UP]
+    check(len(ups) >= 5, "AUDIO_UP flows after WELCOME", len(ups))
+    equal(len(ups[0][2]), 4 + 320, "AUDIO_UP: 20 ms of mu-law at 16 kHz")
+    t0 = struct.unpack("<I", ups[0][2][:4])[0]
+    t1 = struct.unpack("<I", ups[1][2][:4])[0]
+    check(t1 > t0, "AUDIO_UP board_ms increases")
+    equal(len([f for f in frames if f[0] == wire.HELLO]), 0, "no HELLO while welcomed")
+    # Host silence: HELLO again after silence_timeout_s, same boot id.
+    h.run(5100, 1)
+    hellos = h.take(wire.HELLO)
+    check(len(hellos) >= 1, "HELLO again after host silence")
+    equal(wire.unpack_hello(hellos[0][2])[3], boot_id, "same boot id after host silence")
+    check(not h.app.handshake.active(), "silent host: back to waiting")
+    # reset(): a fresh boot.
+    h.welcome()
+    h.run(10)
+    h.take_all()
+    h.app.reset()
+    h.run(1)
+    hellos = h.take(wire.HELLO)
+    equal(len(hellos), 1, "HELLO after reset")
+    check(wire.unpack_hello(hellos[0][2])[3] != boot_id, "new boot id after reset")
+    equal(hellos[0][1], 0, "sequence numbers restart after reset")
+
+
+def ping_and_commands():
+    h = BoardHarness()
+    h.welcome()
+    h.run(2)
+    h.take_all()
+    h.send(wire.PING, wire.pack_ping(99, 123456))
+    h.run(1)
+    pongs = h.take(wire.PONG)
+    equal(len(pongs), 1, "PING -> PONG")
+    nonce, echo, board_ms = wire.unpack_pong(pongs[0][2])
+    equal((nonce, echo), (99, 123456), "PONG echoes nonce and host ms")
+    h.send(wire.COMMAND, wire.pack_command(5, wire.CMD_VOLUME, 0, 40))
+    h.send(wire.COMMAND, wire.pack_command(6, wire.CMD_GPIO, 1, 1))
+    h.send(wire.COMMAND, wire.pack_command(7, wire.CMD_GPIO, 9, 1))
+    h.run(2)
+    equal(h.speaker.volume, 40, "CMD_VOLUME applied")
+    equal(h.outputs[1].level, 1, "CMD_GPIO applied")
+    done = [wire.unpack_event(f[2]) for f in h.take_all() if f[0] in (wire.EVENT, wire.ERROR)]
+    equal([(e[0], e[1]) for e in done if e[0] == wire.EV_COMMAND_DONE], [(wire.EV_COMMAND_DONE, 5), (wire.EV_COMMAND_DONE, 6)],
+          "EV_COMMAND_DONE per applied command")
+
+
+def button():
+    h = BoardHarness()
+    h.welcome()
+    h.run(2)
+    h.take_all()
+    h.button.level = 1
+    h.run(5, 1)
+    h.button.level = 0  # a bounce shorter than the debounce time
+    h.run(5, 1)
+    h.button.level = 1
+    h.run(50, 1)
+    h.button.level = 0
+    h.run(50, 1)
+    kinds = [wire.unpack_event(f[2])[0] for f in h.take(wire.EVENT)]
+    equal(kinds, [wire.EV_BUTTON_DOWN, wire.EV_BUTTON_UP], "one debounced press and release")
+    check("listening" in h.led.phases, "LED showed listening")
+    check("thinking" in h.led.phases, "LED showed thinking after release")
+
+
+def send_audio(h, stream_id, pcm, fmt=wire.FMT_PCM16, chunk=512):
+    enc = audiocodec.AudioEncoder(fmt)
+    i = 0
+    last = -1
+    while i < len(pcm):
+        part = bytearray(pcm[i : i + chunk])
+        buf = bytearray(audiocodec.encoded_size(fmt, len(part) // 2))
+        k = enc.encode_into(part, len(part), buf, 0)
+        last = h.send(wire.AUDIO_DOWN, wire.pack_audio_down(stream_id, buf[:k]))
+        i += chunk
+    return last
+
+
+def playback_and_stop():
+    h = BoardHarness(speaker_room=64, speaker_queue=40)
+    h.welcome()
+    h.run(2)
+    h.take_all()
+    pcm = pcm_ramp(4096)
+    last_seq = send_audio(h, 3, pcm)
+    h.run(10, 1)
+    frames = h.take()
+    plays = [wire.unpack_playback(f[2]) for f in frames if f[0] == wire.PLAYBACK]
+    equal([p[:2] for p in plays], [(wire.PLAY_STARTED, 3)], "PLAYBACK started")
+    equal(bytes(h.speaker.played), bytes(pcm[: len(h.speaker.played)]), "speaker got the audio in order")
+    before = len(h.speaker.played)
+    h.send(wire.STOP, wire.pack_stop(3))
+    h.run(1)
+    frames = h.take()
+    plays = [wire.unpack_playback(f[2]) for f in frames if f[0] == wire.PLAYBACK]
+    equal(len(plays), 1, "one PLAYBACK after STOP")
+    state, sid, played, _ms = plays[0]
+    equal((state, sid), (wire.PLAY_STOPPED, 3), "PLAYBACK stopped for the stream")
+    # played = what reached the speaker (one more pass ran before the STOP) minus its discarded queue.
+    equal(played, len(h.speaker.played) - 40, "bytes played excludes the discarded output queue")
+    check(len(h.speaker.played) <= before + 64, "at most one more write before STOP")
+    equal(h.speaker.stops, 1, "speaker.stop() called")
+    credits = [wire.unpack_credit(f[2]) for f in frames if f[0] == wire.CREDIT]
+    check(len(credits) >= 1, "CREDIT after STOP")
+    equal(credits[-1][2], h.app.profile["speaker_buffer"], "CREDIT after STOP: whole buffer free")
+    equal(credits[-1][1], last_seq, "CREDIT names the last AUDIO_DOWN seq taken in")
+    # Late audio of the stopped stream is dropped; a new stream plays.
+    n = len(h.speaker.played)
+    send_audio(h, 3, pcm_ramp(512))
+    h.run(5)
+    equal(len(h.speaker.played), n, "audio of a stopped stream is dropped")
+    send_audio(h, 4, pcm_ramp(256))
+    h.send(wire.AUDIO_DOWN, wire.pack_audio_down(4, b""))
+    h.run(20)
+    plays = [wire.unpack_playback(f[2])[:3] for f in h.take(wire.PLAYBACK)]
+    equal(plays, [(wire.PLAY_STARTED, 4, 0), (wire.PLAY_DRAINED, 4, 256)], "new stream started and drained")
+    equal(len(h.speaker.played), n + 256, "new stream fully played")
+
+
+def stop_of_an_unknown_stream():
+    h = BoardHarness()
+    h.welcome()
+    h.run(2)
+    h.take_all()
+    h.send(wire.STOP, wire.pack_stop(42))
+    h.run(1)
+    plays = [wire.unpack_playback(f[2])[:3] for f in h.take(wire.PLAYBACK)]
+    equal(plays, [(wire.PLAY_STOPPED, 42, 0)], "STOP of a stream never heard: stopped, 0 bytes")
+
+
+def credits_bound_what_the_ring_holds():
+    h = BoardHarness(speaker_room=0, speaker_buffer=4096)
+    h.welcome()
+    h.run(2)
+    grant = wire.unpack_credit(h.take(wire.CREDIT)[-1][2])[2]
+    equal(grant, 4096, "initial grant")
+    send_audio(h, 1, pcm_ramp(grant))
+    h.run(20)
+    equal(h.app.player.free(), 0, "granted bytes fill the ring exactly")
+    equal(h.app.player.overflow, 0, "no overflow within the grant")
+    send_audio(h, 1, pcm_ramp(100))
+    h.run(5)
+    equal(h.app.player.overflow, 100, "audio beyond the grant is counted as overflow")
+    h.speaker.room = 1 << 20
+    h.run(200, 1)
+    credits = [wire.unpack_credit(f[2]) for f in h.take(wire.CREDIT)]
+    check(credits and credits[-1][2] == 4096, "credit returns once the ring drains", credits)
+
+
+def mulaw_and_adpcm_downlink():
+    for fmt in (wire.FMT_MULAW, wire.FMT_ADPCM):
+        h = BoardHarness(speaker_room=1 << 20)
+        h.welcome(spk_fmt=fmt)
+        h.run(2)
+        h.take_all()
+        pcm = pcm_ramp(1024)
+        send_audio(h, 9, pcm, fmt)
+        h.send(wire.AUDIO_DOWN, wire.pack_audio_down(9, b""))
+        h.run(5)
+        equal(len(h.speaker.played), 1024, "decoded downlink length " + wire.FORMAT_NAMES[fmt])
+        plays = [wire.unpack_playback(f[2])[:3] for f in h.take(wire.PLAYBACK)]
+        equal(plays[-1], (wire.PLAY_DRAINED, 9, 1024), "drained " + wire.FORMAT_NAMES[fmt])
+
+
+def bench():
+    h = BoardHarness()
+    h.welcome()
+    h.run(2)
+    h.take_all()
+    h.send(wire.COMMAND, wire.pack_command(11, wire.CMD_BENCH, 8, 1))
+    h.run(1)
+    for i in range(3):
+        buf = bytearray(64)
+        wire.bench_fill(buf, i, 64)
+        h.send(wire.BENCH, buf)
+    bad = bytearray(64)
+    wire.bench_fill(bad, 7, 64)
+    bad[10] ^= 1
+    h.send(wire.BENCH, bad)
+    h.run(1100, 1)
+    frames = h.take_all()
+    bench_frames = [f for f in frames if f[0] == wire.BENCH]
+    check(len(bench_frames) > 10, "board sends BENCH frames", len(bench_frames))
+    check(all(len(f[2]) == 64 and wire.bench_check(f[2]) for f in bench_frames), "BENCH frames check out")
+    logs = [wire.unpack_log(f[2])[1] for f in frames if f[0] == wire.LOG]
+    check(any(t.startswith("bench rx=3 bad=1 crc=0 lost=0 tx=%d" % len(bench_frames)) for t in logs), "bench LOG line", logs)
+    done = [wire.unpack_event(f[2])[:2] for f in frames if f[0] == wire.EVENT]
+    equal(done, [(wire.EV_COMMAND_DONE, 11)], "bench ends with EV_COMMAND_DONE")
+
+
+def garbage_on_the_line():
+    h = BoardHarness()
+    h.port.to_board.extend(b"\x00\xff\xfe garbage \x00\x01\x02\x03\x04\x05\x06\x07\x08\x00")
+    h.welcome()
+    h.run(3)
+    check(h.app.handshake.active(), "WELCOME after garbage is applied")
+    check(h.app.stats["bad_frames"] + h.app.stats["crc_errors"] >= 1, "garbage counted")
+    h.send(wire.AUDIO_UP, wire.pack_audio_up(0, b"xx"))
+    h.send(wire.CREDIT, b"\x01")
+    h.run(2)
+    equal(h.app.stats["errors"], 0, "no loop errors")
+
+
+def host_absent():
+    h = BoardHarness()
+    h.welcome()
+    h.run(2)
+    h.port.tx_room = 0  # nobody reads: the port accepts nothing
+    h.run(3000, 1)
+    check(h.app.stats["tx_stalls"] >= 1, "stalled TX is dropped")
+    check(h.app.tx.used() <= 8192, "TX ring bounded")
+    h.port.tx_room = None
+    h.take_all()
+    h.send(wire.PING, wire.pack_ping(1, 2))
+    h.run(5)
+    equal(len(h.take(wire.PONG)), 1, "link works again once the host reads")
+
+
+def allocation_in_the_audio_loop():
+    try:
+        import gc
+        import micropython  # noqa: F401 - only measured on MicroPython
+    except ImportError:
+        return
+    h = BoardHarness(speaker_room=640)
+    h.welcome(mic_fmt=wire.FMT_ADPCM)
+    h.run(50)
+    h.take_all()
+    h.port.discard = True
+    gc.collect()
+    gc.disable()
+    before = gc.mem_alloc()
+    steps = 200
+    for _ in range(steps):
+        h.app.step()
+        h.clock.advance(1)
+    used = gc.mem_alloc() - before
+    gc.enable()
+    frames = h.app.capture.frames
+    print("INFO loop allocation: %d bytes over %d steps (%d bytes/step)" % (used, steps, used // steps))
+    check(frames > 0, "mic frames produced while measuring")
+
+
+for fn in (codec_vectors, ring_buffer, credits, handshake, ping_and_commands, button, playback_and_stop,
+           stop_of_an_unknown_stream, credits_bound_what_the_ring_holds, mulaw_and_adpcm_downlink, bench,
+           garbage_on_the_line, host_absent, allocation_in_the_audio_loop):
+    run(fn)
+sys.exit(1 if summary() else 0)

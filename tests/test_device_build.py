@@ -1,0 +1,52 @@
+"""Every firmware file compiles with mpy-cross for both boards, and device/ type-checks
+against the ESP32-S3 and RP2040 MicroPython stubs (installed by tools/setup)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEVICE_FILES = sorted((ROOT / "device").rglob("*.py"))
+BIN = Path(sys.executable).parent
+
+
+def test_device_has_the_expected_modules() -> None:
+    names = {p.relative_to(ROOT / "device").as_posix() for p in DEVICE_FILES}
+    for needed in ("main.py", "boot.py", "sotto_fw/app.py", "sotto_fw/wire.py", "sotto_fw/hw.py"):
+        assert needed in names
+
+
+@pytest.mark.parametrize("arch", ["xtensawin", "armv6m"])
+def test_every_device_file_compiles_with_mpy_cross(arch: str, tmp_path: Path) -> None:
+    mpy_cross = BIN / "mpy-cross"
+    assert mpy_cross.exists(), "mpy-cross is not installed: run tools/setup"
+    failures = []
+    for src in DEVICE_FILES:
+        out = tmp_path / (src.stem + ".mpy")
+        result = subprocess.run([str(mpy_cross), f"-march={arch}", "-o", str(out), str(src)],
+                                capture_output=True, text=True, timeout=120)
+        if result.returncode != 0 or not out.exists():
+            failures.append(f"{src.relative_to(ROOT)}: {result.stderr.strip()}")
+    assert not failures, "\n".join(failures)
+
+
+def test_mpy_cross_rejects_broken_code(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(:\n")
+    result = subprocess.run([str(BIN / "mpy-cross"), str(bad)], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+
+
+@pytest.mark.parametrize("board", ["esp32s3", "rp2"])
+def test_device_type_checks_against_board_stubs(board: str) -> None:
+    stubs = ROOT / ".stubs" / board
+    if not (stubs / "machine.pyi").exists():
+        pytest.skip(f"board stubs missing in {stubs}: run tools/setup to install them")
+    config = ROOT / "tests" / "mpy" / f"pyright-{board}.json"
+    result = subprocess.run([str(BIN / "pyright"), "-p", str(config)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "0 errors" in result.stdout
