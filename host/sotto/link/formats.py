@@ -115,6 +115,8 @@ def _pick(candidates: tuple[tuple[int, int], ...], formats: int, rates: tuple[in
     for fmt, rate in candidates:
         if not (fmt & formats and fmt & host_formats) or rate not in rates:
             continue
+        if head + audio_bytes(fmt, rate * frame_ms // 1000) > wire.MAX_PAYLOAD:
+            continue  # one frame must fit one wire payload
         need = stream_line_bytes_per_s(fmt, rate, frame_ms, head)
         if need <= budget:
             return fmt, rate, need

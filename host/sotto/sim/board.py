@@ -18,6 +18,7 @@ import asyncio
 import itertools
 import logging
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from sotto.sim.line import VirtualSerialLine
 log = logging.getLogger("sotto.sim")
 
 TICK_S = 0.001
+SWITCH_INTERVAL_S = 0.0005
 _TICKS_MASK = (1 << 30) - 1
 _board_numbers = itertools.count(1)
 
@@ -157,6 +159,10 @@ class SimulatedBoard:
         self.app = BoardApp(self.profile, self.line.port, self.mic, self.speaker, self.button, self.led,
                             self.outputs, clock=self.clock, board_id=self.board_id)
         self.speaker.start_clock(self._t0)
+        # Three busy threads share the GIL here (host, board, hardware); CPython's default
+        # 5 ms switch interval would add whole milliseconds to every hop across them.
+        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._hw_thread = threading.Thread(target=self._hardware_forever, name="sotto-sim-hw", daemon=True)
         self._board_thread = threading.Thread(target=self._board_forever, name="sotto-sim-board", daemon=True)
         self._hw_thread.start()
