@@ -44,6 +44,8 @@ class AgentConfig:
     model_update: str = "after_reply"  # "after_reply" | "before_reply" | "off"
     reply_mode: str = "auto"  # "auto" (model, checked, else composed) | "model" | "composed"
     first_answer_budget_ms: float = 1500.0
+    # The model's first reply sentence must be ready by then, else the composed one is spoken.
+    first_sentence_deadline_ms: float | None = 900.0
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,11 @@ class Agent:
         self.store = store
         self.config = config or AgentConfig()
         self.monologue = Monologue(model if self.config.model_update != "off" else None)
-        self.writer = ReplyWriter(model, mode=self.config.reply_mode)
+        self.writer = ReplyWriter(
+            model, mode=self.config.reply_mode, first_sentence_deadline_ms=self.config.first_sentence_deadline_ms
+        )
         # llama.cpp is not thread-safe and one session's turns must not interleave.
-        self._model_lock = threading.RLock()
+        self._model_lock = threading.Lock()  # released by whichever thread finishes the turn
         self._first_sentence_ema: float | None = None
 
     @property
@@ -201,6 +205,7 @@ class Turn:
     def _run_model_update(self) -> None:
         if self.model_update is not None:
             return
+        self.report.wait_for_model()  # a reply stream past its deadline may still be stopping
         update = self.agent.monologue.model_update(self.state, self.words, self.rules.rules)
         self.model_update = update
         if update.changes:
@@ -225,6 +230,7 @@ class Turn:
             raise RuntimeError("turn already finished")
         self._finished = True
         try:
+            self.report.wait_for_model()
             if run_model and self.agent.config.model_update == "after_reply":
                 self._run_model_update()
             update = self.model_update

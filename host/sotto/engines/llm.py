@@ -148,7 +148,10 @@ class LlamaEngine:
 
 
 def default_threads() -> int:
-    return max(1, os.cpu_count() or 1)
+    """Leave one core to speech recognition, TTS and the event loop: on a 2-core host
+    llama.cpp gets one thread. Two threads there measured far slower under load
+    (llama.cpp threads spin at barriers when a core is taken)."""
+    return max(1, (os.cpu_count() or 1) - 1)
 
 
 def load(path: str | Path | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None) -> LlamaEngine:

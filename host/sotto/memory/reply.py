@@ -9,6 +9,7 @@ sentence that fails just ends the reply. At most two sentences, one when shorten
 
 from __future__ import annotations
 
+import queue
 import re
 import threading
 import time
@@ -26,6 +27,11 @@ from sotto.memory.text import cjk_ratio, content_keys, numbers_in
 from sotto.text.sentences import SentenceSplitter
 
 REPLY_MAX_TOKENS = 64
+# The model's first sentence must be checked and ready by then, else the composed reply
+# is spoken: the first answer has a 1500 ms budget including speech synthesis.
+FIRST_SENTENCE_DEADLINE_MS = 900.0
+NEXT_SENTENCE_TIMEOUT_S = 6.0
+_DONE = object()
 MAX_SENTENCE_CHARS = 220
 _BAD_PHRASES = re.compile(
     r"\b(?:as an ai|language model|i'm not sure|i am not sure|i don't know what|sorry to hear|misunderstanding|the user|assistant|i'm here to help)\b|用户|助手",
@@ -46,7 +52,14 @@ class ReplyReport:
     rejected: list[str] = field(default_factory=list)  # model sentences refused, with the reason
     context_overflow: bool = False
     cancelled: bool = False
+    deadline_missed: bool = False
     first_sentence_ms: float | None = None
+    worker: threading.Thread | None = None
+
+    def wait_for_model(self, timeout: float | None = None) -> None:
+        """Wait until the model stream has stopped (the model is free again)."""
+        if self.worker is not None:
+            self.worker.join(timeout)
 
     @property
     def text(self) -> str:
@@ -88,12 +101,20 @@ def check_sentence(sentence: str, *, state: SessionState, words: str, rules: Rul
 
 
 class ReplyWriter:
-    def __init__(self, model: LanguageModel | None, *, mode: str = "auto", max_tokens: int = REPLY_MAX_TOKENS) -> None:
+    def __init__(
+        self,
+        model: LanguageModel | None,
+        *,
+        mode: str = "auto",
+        max_tokens: int = REPLY_MAX_TOKENS,
+        first_sentence_deadline_ms: float | None = FIRST_SENTENCE_DEADLINE_MS,
+    ) -> None:
         if mode not in ("auto", "model", "composed"):
             raise ValueError(f"unknown reply mode {mode!r}")
         self.model = model
         self.mode = mode
         self.max_tokens = max_tokens
+        self.deadline_ms = first_sentence_deadline_ms if mode == "auto" else None
 
     def sentences(
         self,
@@ -118,7 +139,7 @@ class ReplyWriter:
 
         if self.model is not None and self.mode != "composed":
             spoken = 0
-            for sentence in self._model_sentences(state, words, rules, report, cancel):
+            for sentence in self._threaded(state, words, rules, report, cancel, started, lambda: spoken == 0):
                 if cancel.is_set():
                     report.cancelled = True
                     return
@@ -143,6 +164,55 @@ class ReplyWriter:
                 yield emit(clean, "composed")
             if len(report.sentences) >= max(1, min(2, max_sentences())) or cancel.is_set():
                 break
+
+    def _threaded(
+        self,
+        state: SessionState,
+        words: str,
+        rules: RuleResult,
+        report: ReplyReport,
+        cancel: threading.Event,
+        started: float,
+        waiting_for_first: Callable[[], bool],
+    ) -> Iterator[str]:
+        """The model's sentences from a worker thread, so a missed first-sentence
+        deadline can fall back at once instead of waiting for llama.cpp."""
+        out: "queue.Queue[object]" = queue.Queue()
+        stop = threading.Event()
+
+        def work() -> None:
+            try:
+                for sentence in self._model_sentences(state, words, rules, report, stop):
+                    out.put(sentence)
+                    if stop.is_set():
+                        break
+            except Exception as exc:  # reported, never raised into the voice pipeline
+                report.rejected.append(f"model failed: {exc}")
+            finally:
+                out.put(_DONE)
+
+        worker = threading.Thread(target=work, name="reply-model", daemon=True)
+        report.worker = worker
+        worker.start()
+        try:
+            while True:
+                if waiting_for_first() and self.deadline_ms is not None:
+                    timeout = max(0.0, self.deadline_ms / 1000 - (time.perf_counter() - started))
+                else:
+                    timeout = NEXT_SENTENCE_TIMEOUT_S
+                try:
+                    item = out.get(timeout=timeout)
+                except queue.Empty:
+                    if waiting_for_first():
+                        report.deadline_missed = True
+                        report.rejected.append(f"no checked sentence within {self.deadline_ms:.0f} ms")
+                    return
+                if item is _DONE or cancel.is_set():
+                    return
+                assert isinstance(item, str)
+                yield item
+        finally:
+            stop.set()  # the worker closes the model stream at its next token
 
     def _model_sentences(
         self, state: SessionState, words: str, rules: RuleResult, report: ReplyReport, cancel: threading.Event

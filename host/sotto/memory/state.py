@@ -7,6 +7,7 @@ stays small however long the session runs.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from dataclasses import dataclass, field
@@ -77,7 +78,7 @@ class SessionState:
         return json.dumps(self.memory_view(), ensure_ascii=False)
 
     def copy(self) -> "SessionState":
-        return SessionState.from_dict(json.loads(self.to_json()))
+        return copy.deepcopy(self)
 
     def touch(self) -> None:
         self.updated_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")

@@ -1,0 +1,204 @@
+"""The agent facade: turns with fake models, malformed output, bounds, cancel, crash."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fakes_llm import FakeLanguageModel
+from sotto.agent import Agent, AgentConfig, AgentResponder
+from sotto.memory.sanitize import leaks
+from sotto.memory.state import FACTS_MAX, STEPS_MAX, SessionState
+from sotto.memory.store import Store
+from sotto.voice.responder import ReplyRequest, ReplySentence
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
+    monkeypatch.setenv("SOTTO_HOME", str(tmp_path))
+    s = Store()
+    yield s
+    s.close()
+
+
+def rules_only(store: Store) -> SessionState:
+    """What the rules alone make of the same words, for comparison."""
+    return store.latest("s").state  # type: ignore[union-attr]
+
+
+MALFORMED = [
+    "not json at all",
+    '{"last_topic": "x", "add_facts": ["half',
+    '{"last_topic": 3, "add_facts": [], "add_names": [], "replace": []}',
+    '{"last_topic": "", "add_facts": "one", "add_names": [], "replace": []}',
+    '{"last_topic": "", "add_facts": [], "add_names": [], "replace": [{"old": 1}]}',
+    "[]",
+    "",
+]
+
+
+@pytest.mark.parametrize("garbage", MALFORMED)
+def test_malformed_model_output_never_breaks_a_turn(store: Store, garbage: str) -> None:
+    model = FakeLanguageModel(patches=[garbage], replies=["{\"facts\": []}"])
+    agent = Agent(model, store)
+    result = agent.run_turn("s", "Book a table at Nico's for two on Friday.")
+    assert result.reply and not leaks(result.reply)
+    assert result.json_failures == 1
+    assert len(model.complete_calls) == 2  # one retry, told what was wrong
+    assert "invalid" in model.complete_calls[1][-1].content
+    # The state is what the rules committed; the model changed nothing.
+    history = store.history("s")
+    assert [h.source for h in history] == ["create", "rules"]
+    assert "Nico's" in result.state.memory_text()
+    failures = store.traces("s", kind="state_update_failed")
+    assert failures and failures[0]["failures"]
+
+
+def test_truncated_output_counts_as_failure(store: Store) -> None:
+    model = FakeLanguageModel(patches=['{"last_topic": "a", "add_facts": [], "add_names": [], "replace": []}'], finish_reason="length")
+    result = Agent(model, store).run_turn("s", "Call the plumber at noon.")
+    assert result.json_failures == 1 and "noon" in result.state.memory_text()
+
+
+def test_grounded_model_patch_is_merged_and_recorded(store: Store) -> None:
+    patch = '{"last_topic": "table", "add_facts": ["by the window"], "add_names": ["Zed"], "replace": []}'
+    model = FakeLanguageModel(patches=[patch])
+    agent = Agent(model, store)
+    agent.run_turn("s", "Book a table at Nico's for two on Friday.")
+    result = agent.run_turn("s", "And we want a table by the window.")
+    assert result.state.last_topic == "table"
+    assert "Zed" not in result.state.memory_text()  # invented name refused
+    assert "model" in [h.source for h in store.history("s")]
+    assert model.grammars[0] and "root ::=" in model.grammars[0]
+
+
+def test_leaky_or_wrong_language_replies_fall_back_to_composed(store: Store) -> None:
+    model = FakeLanguageModel(replies=['Sure. {"current_task": "x"} internal state updated.'])
+    agent = Agent(model, store)
+    r = agent.run_turn("s", "Remind me to water the plants at six.")
+    assert r.reply_source == "composed" and "water the plants" in r.reply and not leaks(r.reply)
+    zh = Agent(FakeLanguageModel(replies=["Okay, noted."]), store).run_turn("z", "明天下午两点提醒我开会。")
+    assert zh.reply_source == "composed" and any("\u4e00" <= c <= "\u9fff" for c in zh.reply)
+
+
+def test_good_model_reply_is_used_and_questions_are_answered_from_memory(store: Store) -> None:
+    model = FakeLanguageModel(replies=["Got it, a table for two at Nico's on Friday.", "I think it was lunch."])
+    agent = Agent(model, store)
+    first = agent.run_turn("s", "Book a table at Nico's for two on Friday at 8 pm.")
+    assert first.reply_source == "model"
+    answer = agent.run_turn("s", "What time was that again?")
+    assert answer.reply_source == "composed" and "8 pm" in answer.reply
+
+
+def test_cancel_stops_the_stream_and_shorten_limits_sentences(store: Store) -> None:
+    model = FakeLanguageModel(replies=["Sure, the plants at six. I will remind you then. Anything else?"])
+    agent = Agent(model, store)
+    turn = agent.start_turn("s", "Remind me to water the plants at six.")
+    turn.shorten(1)
+    assert list(turn.sentences()) == ["Sure, the plants at six."]
+    turn.finish()
+    turn = agent.start_turn("s", "Remind me to water the plants at six.")
+    it = turn.sentences()
+    next(it)
+    turn.cancel()
+    assert list(it) == []
+    result = turn.finish(run_model=False)
+    assert result.interrupted and model.streams_closed == 2
+    assert store.traces("s", kind="reply_interrupted")
+
+
+def test_two_hundred_turns_stay_within_context_and_caps(store: Store) -> None:
+    model = FakeLanguageModel(
+        patches=['{"last_topic": "plans", "add_facts": ["item"], "add_names": [], "replace": []}'],
+        replies=["Okay, noted."],
+        n_ctx=1024,
+    )
+    agent = Agent(model, store)
+    places = ["Oslo", "Lima", "Pune", "Kyoto", "Accra"]
+    for i in range(200):
+        words = f"Note number {i}: meet {places[i % 5]} team at {i % 12 + 1} pm about budget line {i * 7} " + "and more " * (i % 9)
+        if i % 10 == 9:
+            words = f"Remind me to send report {i} to {places[i % 5]}."
+        if i % 50 == 49:
+            words = "x" * 5000  # an absurdly long final is clipped, not a crash
+        result = agent.run_turn("s", words)
+        s = result.state
+        assert result.context_overflows == 0
+        assert len(s.facts) <= FACTS_MAX and len(s.pending_steps) <= STEPS_MAX
+        assert all(len(v) <= 200 for v in s.all_strings())
+    assert model.max_prompt_tokens <= 1024
+    assert len(model.complete_calls) >= 200
+
+
+def test_context_too_small_is_counted_not_crashed(store: Store) -> None:
+    model = FakeLanguageModel(n_ctx=64)
+    result = Agent(model, store).run_turn("s", "Book a table at Nico's for two on Friday.")
+    assert result.context_overflows >= 1 and result.reply
+    assert "Nico's" in result.state.memory_text()
+
+
+def test_responder_adapter_streams_and_finishes(store: Store) -> None:
+    model = FakeLanguageModel(replies=["Sure, the plants at six."])
+    agent = Agent(model, store, config=AgentConfig(model_update="before_reply"))
+    responder = AgentResponder(agent, "s")
+
+    async def main() -> list[ReplySentence]:
+        items = [item async for item in responder.reply(ReplyRequest(turn_id=1, words="Remind me to water the plants at six."))]
+        return [i for i in items if isinstance(i, ReplySentence)]
+
+    items = asyncio.run(main())
+    assert items[0].acknowledgement  # update before the reply: the slow path acknowledges first
+    assert items[-1].text == "Sure, the plants at six."
+    for _ in range(100):
+        if responder.last_result is not None:
+            break
+        time.sleep(0.05)
+    assert responder.last_result is not None and "plants" in responder.last_result.state.memory_text()
+
+
+CRASH_CHILD = """
+import sys
+sys.path.insert(0, {tests!r})
+from pathlib import Path
+from fakes_llm import SlowPatchModel
+from sotto.agent import Agent
+from sotto.memory.store import Store
+agent = Agent(SlowPatchModel(Path({marker!r})), Store())
+agent.run_turn("crash", "Book a table at Nico's for two on Friday.")
+"""
+
+
+def test_kill_during_a_turn_keeps_the_last_committed_state(tmp_path: Path) -> None:
+    env = {**os.environ, "SOTTO_HOME": str(tmp_path), "PYTHONPATH": str(REPO / "host")}
+    marker = tmp_path / "model-started"
+    code = CRASH_CHILD.format(tests=str(REPO / "tests"), marker=str(marker))
+    child = subprocess.Popen([sys.executable, "-c", code], env=env)
+    try:
+        for _ in range(300):
+            if marker.exists() or child.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert marker.exists(), "the child never reached the model update"
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    store = Store(tmp_path / "sotto.db")
+    assert store._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    latest = store.latest("crash")
+    assert latest is not None and latest.source == "rules"
+    assert "Nico's" in latest.state.memory_text()
+    # The restarted host goes on from there.
+    result = Agent(FakeLanguageModel(), store).run_turn("crash", "Make it three people.")
+    assert result.turn == latest.turn + 1

@@ -1,0 +1,194 @@
+"""Working memory: schema, patch application, rules, grounding, bounds, store."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from sotto.errors import StateUpdateError
+from sotto.memory.patch import ModelPatch, Replacement, StatePatch, apply_patch, parse_patch, replace_everywhere
+from sotto.memory.rules import extract
+from sotto.memory.schema import SchemaViolation, gbnf
+from sotto.memory.state import FACTS_MAX, SessionState, bounded
+from sotto.memory.store import Store
+from sotto.memory.validate import ground_patch
+
+
+def run_rules(state: SessionState, *utterances: str) -> SessionState:
+    for words in utterances:
+        state = apply_patch(state, extract(words, state).patch).state
+    return state
+
+
+# ------------------------------------------------------------------ schema
+
+
+def test_json_schema_and_grammar_come_from_the_same_fields() -> None:
+    schema = SessionState.json_schema()
+    assert set(schema["properties"]) == {
+        "session_id", "user_profile", "current_task", "pending_steps", "completed_steps", "facts", "last_topic", "updated_at",
+    }
+    assert schema["properties"]["facts"]["maxItems"] == FACTS_MAX
+    grammar = ModelPatch.grammar()
+    for name in ModelPatch.__dataclass_fields__:
+        assert f'\\"{name}\\":' in grammar
+    assert "char{0,60}" in grammar
+    assert gbnf(StatePatch).count("::=") > 5
+
+
+def test_grammar_parses_in_llama_cpp() -> None:
+    llama_cpp = pytest.importorskip("llama_cpp")
+    llama_cpp.LlamaGrammar.from_string(ModelPatch.grammar(), verbose=False)
+    llama_cpp.LlamaGrammar.from_string(StatePatch.grammar(), verbose=False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "garbage",
+        '{"add_facts": "not a list"}',
+        '{"add_facts": [1, 2]}',
+        '{"last_topic": "x", "add_facts": ["a"',  # truncated
+        '{"unknown_key": []}',
+        "[1, 2, 3]",
+        '{"add_facts": ["' + "x" * 500 + '"]}',
+    ],
+)
+def test_parse_patch_rejects_malformed_output(text: str) -> None:
+    with pytest.raises(StateUpdateError):
+        parse_patch(text)
+
+
+def test_parse_patch_accepts_model_and_full_patches() -> None:
+    p = parse_patch('{"last_topic": "dinner", "add_facts": ["table for two"], "add_names": [], "replace": []}')
+    assert p.add_facts == ["table for two"] and p.last_topic == "dinner"
+    full = parse_patch('{"add_steps": ["call mom"]}')
+    assert full.add_steps == ["call mom"]
+
+
+def test_state_from_json_is_strict() -> None:
+    with pytest.raises(SchemaViolation):
+        SessionState.from_dict({"facts": "nope"})
+    s = SessionState(session_id="a", facts=["x"])
+    assert SessionState.from_json(s.to_json()) == s
+
+
+# ------------------------------------------------------------------ apply
+
+
+def test_fields_left_out_keep_their_value() -> None:
+    s = SessionState(session_id="s", current_task="book a table", facts=["four people"], last_topic="dinner")
+    out = apply_patch(s, StatePatch(add_facts=["on Friday"])).state
+    assert out.current_task == "book a table" and out.last_topic == "dinner"
+    assert out.facts == ["four people", "on Friday"]
+
+
+def test_replacement_applies_everywhere_and_protects_the_new_value() -> None:
+    assert replace_everywhere("Tomorrow at 3 pm", "tomorrow", "day after tomorrow") == "day after tomorrow at 3 pm"
+    assert replace_everywhere("the day after tomorrow", "tomorrow", "day after tomorrow") == "the day after tomorrow"
+    assert replace_everywhere("for four people", "four", "six people") == "for six people"
+    assert replace_everywhere("fourteen", "four", "six") == "fourteen"
+    s = SessionState(session_id="s", current_task="latte", facts=["a large latte"], pending_steps=["pay the latte"])
+    out = apply_patch(s, StatePatch(replace=[Replacement("latte", "flat white")])).state
+    assert "latte" not in out.memory_text()
+
+
+def test_bounded_caps_lists_strings_and_compacts_completed_steps() -> None:
+    s = SessionState(session_id="s", facts=[f"fact {i} " + "x" * 400 for i in range(40)], completed_steps=[f"step {i}" for i in range(20)])
+    out, notes = bounded(s)
+    assert len(out.facts) == FACTS_MAX and all(len(f) <= 200 for f in out.facts)
+    assert out.facts[-1].startswith("fact 39")  # the newest survive
+    assert len(out.completed_steps) <= 6 and out.completed_steps[0].startswith("earlier:")
+    assert notes
+
+
+# ------------------------------------------------------------------ rules (general, not the eval scripts)
+
+
+def test_rules_keep_words_verbatim_and_correct_with_not() -> None:
+    s = run_rules(SessionState(session_id="s"), "Schedule the dentist on Thursday at 10:30 am with Dr. Okafor.")
+    assert "Thursday" in s.memory_text() and "10:30 am" in s.memory_text() and "Okafor" in s.memory_text()
+    s = run_rules(s, "Sorry, Wednesday, not Thursday.")
+    assert "thursday" not in s.memory_text().lower() and "Wednesday at 10:30 am" in s.memory_text()
+
+
+def test_rules_change_to_and_instead_of() -> None:
+    s = run_rules(SessionState(session_id="s"), "I want a small green tea.")
+    s = run_rules(s, "Change the green tea to a hot chocolate.")
+    assert "green tea" not in s.memory_text() and "hot chocolate" in s.memory_text()
+    s = run_rules(s, "Make it medium instead of small.")
+    assert "small" not in s.memory_text() and "medium" in s.memory_text()
+
+
+def test_rules_retarget_by_kind_without_the_old_value() -> None:
+    s = run_rules(SessionState(session_id="s"), "Book the car for Saturday at 9 am.")
+    s = run_rules(s, "Actually, make it Sunday.")
+    assert "Saturday" not in s.memory_text() and "Sunday at 9 am" in s.memory_text()
+
+
+def test_rules_chinese_corrections() -> None:
+    s = run_rules(SessionState(session_id="s"), "周五晚上七点在海底捞订四个人的位子。")
+    assert "海底捞" in s.memory_text() and "七点" in s.memory_text()
+    s = run_rules(s, "不是四个人，是六个人。")
+    assert "四个人" not in s.memory_text() and "六个人" in s.memory_text()
+    s = run_rules(s, "把七点改成八点。")
+    assert "七点" not in s.memory_text() and "八点" in s.memory_text()
+    s = run_rules(s, "提醒我带上身份证。")
+    assert s.pending_steps == ["带上身份证"]
+
+
+def test_rules_questions_add_nothing_and_names_go_to_the_profile() -> None:
+    s = run_rules(SessionState(session_id="s"), "My name is Priya Nair.")
+    assert s.user_profile.names == ["Priya Nair"]
+    before = s.memory_text()
+    s = run_rules(s, "What time is it?")
+    assert s.memory_text() == before
+    assert extract("我叫李雷。", s).patch.add_names == ["李雷"]
+
+
+# ------------------------------------------------------------------ grounding of the model's patch
+
+
+def test_ground_patch_drops_invented_and_corrected_values() -> None:
+    state = SessionState(session_id="s", facts=["a table for six people"])
+    words = "Actually make it six people, not four."
+    rules = extract(words, SessionState(session_id="s", facts=["a table for four people"]))
+    proposed = StatePatch(add_facts=["a table for four people", "eight people at Nico's"], add_names=["Bob"], last_topic="table")
+    kept = ground_patch(proposed, words, state, rules).patch
+    assert kept.add_facts == [] and kept.add_names == []
+    good = ground_patch(StatePatch(add_facts=["a window table"]), "And a window table please.", state, extract("And a window table please.", state))
+    assert good.patch.add_facts == ["a window table"]
+
+
+# ------------------------------------------------------------------ store
+
+
+def test_store_versions_diffs_and_traces(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOTTO_HOME", str(tmp_path))
+    store = Store()
+    s = store.ensure_session("kitchen")
+    applied = apply_patch(s, StatePatch(add_facts=["tea at five"]))
+    v = store.commit(applied.state, turn=1, source="rules", changes=applied.changes)
+    assert v == 1
+    history = store.history("kitchen")
+    assert [h.source for h in history] == ["create", "rules"]
+    assert history[-1].changes == [{"field": "facts", "op": "add", "old": "", "new": "tea at five"}]
+    store.append_trace("kitchen", {"type": "voice_timing", "first_byte_ms": 420})
+    assert store.traces("kitchen", kind="voice_timing")[0]["first_byte_ms"] == 420
+    mode = store._db.execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    store.close()
+    assert Store().latest("kitchen").state.facts == ["tea at five"]  # type: ignore[union-attr]
+
+
+def test_store_rejects_bad_session_ids(tmp_path: object) -> None:
+    from sotto.errors import StoreError
+
+    store = Store(f"{tmp_path}/x.db")
+    with pytest.raises(StoreError):
+        store.ensure_session("../../etc")
+    with pytest.raises(StoreError):
+        store.ensure_session("x" * 100)
