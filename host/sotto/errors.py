@@ -105,3 +105,15 @@ class ContextOverflow(ModelError):
     """A prompt plus its output would not fit the model's context window."""
 
     code = "model_context_overflow"
+
+
+class FlashError(SottoError):
+    """Copying the firmware to a board failed (mpremote missing or failing, bad profile)."""
+
+    code = "flash"
+
+
+class FlashVerifyFailed(FlashError):
+    """The files read back from the board do not match what was sent."""
+
+    code = "flash_verify"
