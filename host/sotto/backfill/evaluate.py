@@ -147,7 +147,7 @@ def _score_item(item: Item, output: str) -> ItemResult:
     for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(a=got, b=expected, autojunk=False).get_opcodes():
         if tag in ("replace", "insert"):
             wrong.update(range(j1, j2))
-        if tag in ("replace", "delete"):
+        if tag == "delete":
             extra_at.add(j1)
     corrected = 0
     for region in injected:
