@@ -52,6 +52,7 @@ class BoardApp:
             "hello_sent": 0,
             "welcomes": 0,
             "welcome_rejected": 0,
+            "welcome_ignored": 0,
             "host_lost": 0,
             "credits_granted": 0,
             "audio_up_frames": 0,
@@ -357,6 +358,11 @@ class BoardApp:
 
     def _on_welcome(self, welcome, now):
         hs = self.handshake
+        if hs.hellos_this_boot == 0:
+            # A WELCOME can only answer a HELLO of this boot; one that arrives first was
+            # meant for the boot before a reset. Ignoring it makes the host see our HELLO.
+            self.counters["welcome_ignored"] += 1
+            return
         problem = hs.check_welcome(welcome)
         if problem is None:
             _token, mic_fmt, mic_rate, spk_fmt, spk_rate, frame_ms, _silence = welcome

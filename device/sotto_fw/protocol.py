@@ -22,6 +22,7 @@ class Handshake:
         self.state = WAITING
         self.last_hello_ms = 0
         self.hello_sent = False
+        self.hellos_this_boot = 0
         self.last_rx_ms = 0
         self.silence_ms = DEFAULT_SILENCE_S * 1000
         self.session_token = 0
@@ -50,6 +51,7 @@ class Handshake:
 
     def hello_sent_at(self, now):
         self.hello_sent = True
+        self.hellos_this_boot += 1
         self.last_hello_ms = now
 
     def heard_host(self, now):

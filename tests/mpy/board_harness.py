@@ -35,6 +35,9 @@ class BoardHarness:
         return seq
 
     def welcome(self, mic_fmt=wire.FMT_PCM16, spk_fmt=wire.FMT_PCM16, mic_rate=16000, spk_rate=16000, frame_ms=20, silence_s=5):
+        """Answer the board's HELLO (one pass first if it has not said HELLO yet)."""
+        if self.app.handshake.hellos_this_boot == 0:
+            self.run(1)
         return self.send(wire.WELCOME, wire.pack_welcome(77, mic_fmt, mic_rate, spk_fmt, spk_rate, frame_ms, silence_s))
 
     def run(self, steps=1, ms=1):

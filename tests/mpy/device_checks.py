@@ -135,6 +135,13 @@ def handshake():
     h.run(1)
     hellos = h.take(wire.HELLO)
     equal(len(hellos), 1, "HELLO after reset")
+    # A WELCOME meant for the previous boot, already on the line when the board reset.
+    h.app.reset()
+    h.send(wire.WELCOME, wire.pack_welcome(77, wire.FMT_PCM16, 16000, wire.FMT_PCM16, 16000, 20, 5))
+    h.run(1)
+    check(not h.app.handshake.active(), "a WELCOME before this boot's HELLO is ignored")
+    hellos += h.take(wire.HELLO)
+    equal(len(hellos), 2, "the reset board says HELLO")
     check(wire.unpack_hello(hellos[0][2])[3] != boot_id, "new boot id after reset")
     equal(hellos[0][1], 0, "sequence numbers restart after reset")
 
