@@ -355,6 +355,9 @@ class BoardApp:
         except ValueError as exc:
             self.counters["bad_payloads"] += 1
             self._error(wire.ERR_BAD_PAYLOAD, "bad %s payload: %s" % (wire.TYPE_NAMES.get(mtype, "?"), exc))
+        except Exception as exc:  # a frame must never stop the frames after it
+            self.counters["errors"] += 1
+            self._log(wire.LOG_ERROR, "%s handling failed: %r" % (wire.TYPE_NAMES.get(mtype, "?"), exc))
 
     def _on_welcome(self, welcome, now):
         hs = self.handshake

@@ -39,7 +39,7 @@ def to_bytes(samples: list[int]) -> bytes:
     return b"".join((s & 0xFFFF).to_bytes(2, "little") for s in samples)
 
 
-def main() -> None:
+def main(out_path: Path = OUT) -> None:
     cases = []
     for fmt in (wire.FMT_PCM16, wire.FMT_MULAW, wire.FMT_ADPCM):
         for name, n, frames in (("sine", 320, 3), ("chirp", 160, 2), ("extremes", 26, 1), ("silence", 64, 1),
@@ -55,11 +55,11 @@ def main() -> None:
                 m = dec.decode_into(buf, 0, k, back)
                 out.append({"pcm": pcm.hex(), "encoded": buf[:k].hex(), "decoded": back[:m].hex()})
             cases.append({"format": fmt, "signal": name, "samples": n, "frames": out})
-    OUT.write_text(json.dumps({"comment": "audio codec vectors; regenerate with make_audio_vectors.py",
+    out_path.write_text(json.dumps({"comment": "audio codec vectors; regenerate with make_audio_vectors.py",
                                "mulaw_anchors": {"0": "ff", "32767": "80", "-32768": "00", "-1": "7f"},
                                "cases": cases}, indent=1) + "\n")
-    print(f"wrote {OUT}")
+    print(f"wrote {out_path}")
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)

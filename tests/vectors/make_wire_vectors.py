@@ -115,7 +115,7 @@ def streams() -> list[dict[str, object]]:
     return out
 
 
-def main() -> None:
+def main(out_path: Path = OUT) -> None:
     messages = []
     for name, mtype, args in MESSAGES:
         payload = getattr(wire, "pack_" + name)(*map(arg, args))
@@ -141,9 +141,9 @@ def main() -> None:
         "bench": bench,
         "streams": streams(),
     }
-    OUT.write_text(json.dumps(vectors, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {OUT}")
+    out_path.write_text(json.dumps(vectors, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {out_path}")
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)
