@@ -135,11 +135,11 @@ class EntityCorrector:
             for i in range(len(tokens) - n + 1):
                 if tuple(t.word for t in tokens[i : i + n]) == entity.words:
                     spans.append((tokens[i].start, tokens[i + n - 1].end))
-        for entity in self._zh:
-            start = text.find(entity)
+        for zh_entity in self._zh:
+            start = text.find(zh_entity)
             while start >= 0:
-                spans.append((start, start + len(entity)))
-                start = text.find(entity, start + 1)
+                spans.append((start, start + len(zh_entity)))
+                start = text.find(zh_entity, start + 1)
         return spans
 
     # ------------------------------------------------------------------ English

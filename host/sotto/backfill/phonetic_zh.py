@@ -30,10 +30,12 @@ def is_cjk(ch: str) -> bool:
 
 def _lazy_pinyin(text: str) -> list[str]:
     try:
-        from pypinyin import lazy_pinyin
+        from pypinyin import lazy_pinyin  # pyright: ignore[reportMissingImports]
     except ImportError as exc:  # pragma: no cover - pypinyin is a dependency
         raise ConfigError("Chinese entity correction needs the pypinyin package", hint="pip install pypinyin") from exc
-    return list(lazy_pinyin(text, errors=lambda chars: ["?" for _ in chars]))
+    # Characters without a reading come back as they are; syllables() then falls back to
+    # one character at a time and marks them "?".
+    return list(lazy_pinyin(text))
 
 
 @lru_cache(maxsize=4096)
