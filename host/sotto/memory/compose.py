@@ -15,8 +15,12 @@ from sotto.memory.text import content_keys, entities, second_person
 
 _EN_TIME_Q = re.compile(r"\b(?:what time|when|which day|what day|how late|how early)\b", re.I)
 _ZH_TIME_Q = re.compile(r"几点|什么时候|哪天|几号|星期几|周几")
-_EN_RECALL = re.compile(r"\b(?:again|back|repeat|order|list|everything|all|so far|summary|summarize|what did i|remind me)\b", re.I)
-_ZH_RECALL = re.compile(r"来着|一遍|所有|总结|都有|哪些|什么")
+_EN_COUNT_Q = re.compile(r"\bhow (?:many|much)\b", re.I)
+_ZH_COUNT_Q = re.compile(r"多少|几个|几位|几张|几人")
+_EN_RECALL = re.compile(
+    r"\b(?:again|back|repeat|order|list|everything|all|so far|summary|summarize|what did i|remind me|i|my|me|we|our)\b", re.I
+)
+_ZH_RECALL = re.compile(r"来着|一遍|所有|总结|都有|哪些|什么|我")
 SUMMARY_MAX_CHARS = 220
 
 
@@ -41,10 +45,13 @@ def best_matches(state: SessionState, question: str) -> list[str]:
     """Stored items sharing the most content words with the question (ties kept, oldest first)."""
     wanted = content_keys(question)
     time_q = bool(_EN_TIME_Q.search(question) or _ZH_TIME_Q.search(question))
+    count_q = bool(_EN_COUNT_Q.search(question) or _ZH_COUNT_Q.search(question))
     scored: list[tuple[float, int, str]] = []
     for order, item in enumerate(memory_items(state)):
         score = float(len(wanted & content_keys(item)))
         if time_q and (entities(item, "time") or entities(item, "date")):
+            score += 0.5
+        if count_q and entities(item, "number"):
             score += 0.5
         if score > 0:
             scored.append((score, order, item))

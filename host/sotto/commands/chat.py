@@ -1,0 +1,75 @@
+"""`sotto chat [--session ID] [--model GGUF]`: type turns instead of speaking.
+
+Each turn prints the reply as its sentences arrive and then what changed in the
+working memory. `--session` resumes a stored session. Type /state to see the whole
+state, /quit (or Ctrl+D) to leave.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--session", help="session id to start or resume (default: a new one)")
+    parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
+    parser.add_argument("--n-ctx", type=int, default=2048, help="model context window in tokens")
+    parser.add_argument("--update", choices=("after_reply", "before_reply", "off"), default="after_reply")
+    parser.add_argument("--reply", choices=("auto", "model", "composed"), default="auto")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.json import JSON
+
+    from sotto.agent import Agent, AgentConfig
+    from sotto.engines import llm as llm_engine
+    from sotto.memory.store import Store, check_session_id
+
+    console = Console()
+    session = check_session_id(args.session or time.strftime("chat-%Y%m%d-%H%M%S"))
+    model = llm_engine.load(args.model, n_ctx=args.n_ctx)
+    store = Store()
+    agent = Agent(model, store, config=AgentConfig(model_update=args.update, reply_mode=args.reply))
+    state = agent.state(session)
+    resumed = store.last_turn(session)
+    console.print(f"[bold]sotto chat[/] session [cyan]{session}[/] ({'resumed at turn ' + str(resumed) if resumed else 'new'}), model {model.name}")
+    console.print("Type /state to see the memory, /quit to leave.", style="dim")
+    try:
+        while True:
+            try:
+                words = console.input("[bold green]you>[/] ").strip()
+            except EOFError:
+                break
+            if not words:
+                continue
+            if words in ("/quit", "/exit"):
+                break
+            if words == "/state":
+                console.print(JSON(agent.state(session).to_json()))
+                continue
+            started = time.perf_counter()
+            turn = agent.start_turn(session, words)
+            console.print("[bold blue]sotto>[/] ", end="")
+            first_ms = None
+            try:
+                for sentence in turn.sentences():
+                    first_ms = first_ms or (time.perf_counter() - started) * 1000
+                    console.print(sentence + " ", end="", highlight=False)
+            except KeyboardInterrupt:
+                turn.cancel()
+            console.print()
+            result = turn.finish()
+            for change in result.changes:
+                console.print("   " + change.describe(), style="dim", highlight=False, markup=False)
+            console.print(
+                f"   [{result.reply_source} reply, first sentence {first_ms or 0:.0f} ms, "
+                f"model update {result.model_update_ms:.0f} ms{', json failure' if result.json_failures else ''}]",
+                style="dim", markup=False,
+            )
+            state = result.state
+    finally:
+        store.close()
+    console.print(f"session {state.session_id} saved; resume with: sotto chat --session {state.session_id}", style="dim")
+    return 0

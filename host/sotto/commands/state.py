@@ -1,0 +1,81 @@
+"""`sotto state [SESSION] [--diff] [--json]`: a session's working memory and its history.
+
+Without SESSION: the stored sessions. `--rollback N` makes version N current again and
+`--drop TEXT` removes items mentioning TEXT; both are recorded as "user-edit" versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+
+from sotto.memory.diff import diff_states
+from sotto.memory.patch import StatePatch, apply_patch
+from sotto.memory.store import Store
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("session", nargs="?", help="session id (omit to list sessions)")
+    parser.add_argument("--diff", action="store_true", help="show every version with what changed, which turn, and who")
+    parser.add_argument("--json", action="store_true", help="JSON output, one object per line")
+    parser.add_argument("--rollback", type=int, metavar="VERSION", help="make this version the current state")
+    parser.add_argument("--drop", metavar="TEXT", help="remove every item that mentions TEXT")
+
+
+def _when(ts: float) -> str:
+    return datetime.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def run(args: argparse.Namespace) -> int:
+    store = Store()
+    try:
+        if not args.session:
+            for sid, updated, version in store.sessions():
+                if args.json:
+                    print(json.dumps({"session": sid, "updated_at": updated, "version": version}))
+                else:
+                    print(f"{sid}\tversion {version}\t{_when(updated)}")
+            return 0
+        history = store.history(args.session)
+        latest = history[-1]
+        if args.rollback is not None or args.drop:
+            state = latest.state
+            if args.rollback is not None:
+                match = [h for h in history if h.version == args.rollback]
+                if not match:
+                    print(f"sotto state: no version {args.rollback} (0..{latest.version})")
+                    return 2
+                new = match[0].state.copy()
+                new.session_id = args.session
+                changes = diff_states(state, new)
+            else:
+                applied = apply_patch(state, StatePatch(drop_items=[args.drop]))
+                new, changes = applied.state, applied.changes
+            new.touch()
+            version = store.commit(new, turn=latest.turn, source="user-edit", changes=changes)
+            print(f"version {version}: {len(changes)} change(s)")
+            history = store.history(args.session)
+            latest = history[-1]
+        if args.json:
+            if args.diff:
+                for h in history:
+                    print(json.dumps({"version": h.version, "turn": h.turn, "source": h.source, "changes": h.changes, "at": h.created_at}, ensure_ascii=False))
+            print(json.dumps(latest.state.to_dict(), ensure_ascii=False))
+            return 0
+        from rich.console import Console
+        from rich.json import JSON
+
+        console = Console()
+        if args.diff:
+            for h in history:
+                console.print(f"[bold]v{h.version}[/] turn {h.turn} by {h.source} at {_when(h.created_at)}")
+                for c in h.changes:
+                    op = {"add": "[green]+[/]", "remove": "[red]-[/]"}.get(c["op"], "[yellow]~[/]")
+                    text = c["new"] if c["op"] == "add" else c["old"] if c["op"] == "remove" else f"{c['old']!r} -> {c['new']!r}"
+                    console.print(f"   {op} {c['field']}: {text}", markup=True, highlight=False)
+        console.print(f"[bold]{args.session}[/] version {latest.version} (turn {latest.turn}, {latest.source})")
+        console.print(JSON(latest.state.to_json()))
+        return 0
+    finally:
+        store.close()
