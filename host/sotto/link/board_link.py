@@ -656,7 +656,7 @@ class BoardLink:
     async def _send_forever(self) -> None:
         assert self._connected is not None and self._tx_wake is not None
         rate = line_bytes_per_s(self.options.baud) * self.options.pace
-        burst = max(2.0 * wire.MAX_ENCODED, rate * 0.005)
+        burst = max(256.0, rate * 0.005)  # a frame may overdraw; the OS queue stays at ~5 ms of line
         tokens = burst
         last = time.monotonic()
         while True:
