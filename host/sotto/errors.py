@@ -117,3 +117,22 @@ class FlashVerifyFailed(FlashError):
     """The files read back from the board do not match what was sent."""
 
     code = "flash_verify"
+
+
+class RemoteEngineUnavailable(ModelError):
+    """A remote engine (OpenAI-compatible LLM server, Wyoming ASR or TTS) is down, too slow or answered badly."""
+
+    code = "remote_engine_unavailable"
+
+
+class ServeError(SottoError):
+    """`sotto serve`: a listener that cannot or must not start."""
+
+    code = "serve"
+
+
+class ServeNeedsToken(ServeError):
+    """Binding to a non-loopback address without an access token is refused."""
+
+    code = "serve_needs_token"
+    exit_status = 2
