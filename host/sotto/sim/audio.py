@@ -16,6 +16,7 @@ import threading
 import wave
 from collections import deque
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +25,7 @@ from sotto.audio.resample import StreamResampler
 from sotto.errors import AudioFormatError
 
 Int16Array = npt.NDArray[np.int16]
+EventSink = Callable[[int, str, str], None]  # (board_ms, kind, detail)
 MAX_UTTERANCE_S = 600
 
 
@@ -82,7 +84,7 @@ class SimMicrophone:
     """PCM16 mono at the configured rate: queued utterances, silence between, plus echo."""
 
     def __init__(self, rate: int = 16000, *, gap_s: float = 0.6, buffer_s: float = 1.0,
-                 on_event: "EventSink | None" = None) -> None:
+                 on_event: EventSink | None = None) -> None:
         self.rate = rate
         self.gap_s = gap_s
         self.buffer_s = buffer_s
@@ -202,10 +204,6 @@ class SimMicrophone:
     def _event(self, board_ms: int, kind: str, detail: str) -> None:
         if self._on_event is not None:
             self._on_event(board_ms, kind, detail)
-
-
-class EventSink:  # pragma: no cover - typing helper only
-    def __call__(self, board_ms: int, kind: str, detail: str) -> None: ...
 
 
 class SimSpeaker:
