@@ -202,3 +202,12 @@ def test_kill_during_a_turn_keeps_the_last_committed_state(tmp_path: Path) -> No
     # The restarted host goes on from there.
     result = Agent(FakeLanguageModel(), store).run_turn("crash", "Make it three people.")
     assert result.turn == latest.turn + 1
+
+
+def test_a_model_whose_replies_keep_failing_is_only_probed(store: Store) -> None:
+    model = FakeLanguageModel(replies=["{broken}"])
+    agent = Agent(model, store)
+    for i in range(8):
+        result = agent.run_turn("s", f"Remind me to call shop {i}.")
+        assert result.reply_source == "composed"
+    assert 3 <= len(model.stream_calls) < 8

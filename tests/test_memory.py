@@ -192,3 +192,22 @@ def test_store_rejects_bad_session_ids(tmp_path: object) -> None:
         store.ensure_session("../../etc")
     with pytest.raises(StoreError):
         store.ensure_session("x" * 100)
+
+
+@pytest.mark.slow
+def test_llama_reuses_the_shared_prompt_prefix() -> None:
+    """Two prompts sharing the system part: the second evaluates only what differs."""
+    from sotto.engines import llm
+    from sotto.memory.prompts import UPDATE_INSTRUCTION, fit_messages, reply_instruction
+
+    model = llm.load(n_ctx=1024)
+    state = SessionState(session_id="p", facts=["a table for four at Luigi's on Friday"])
+    words = "And a table by the window."
+    reply, _, _ = fit_messages(model, state, words, reply_instruction("en", 2), 16)  # type: ignore[misc]
+    update, _, _ = fit_messages(model, state, words, UPDATE_INSTRUCTION, 16)  # type: ignore[misc]
+    model.complete(reply, max_tokens=4)
+    model.complete(update, max_tokens=4)
+    assert model.last_call.reused_tokens >= model.last_call.prompt_tokens - 12
+    model.reset_cache()
+    model.complete(update, max_tokens=4)
+    assert model.last_call.reused_tokens == 0

@@ -32,6 +32,8 @@ REPLY_MAX_TOKENS = 64
 FIRST_SENTENCE_DEADLINE_MS = 900.0
 NEXT_SENTENCE_TIMEOUT_S = 6.0
 _DONE = object()
+PROBE_AFTER_FAILURES = 3
+PROBE_EVERY = 4
 MAX_SENTENCE_CHARS = 220
 _BAD_PHRASES = re.compile(
     r"\b(?:as an ai|language model|i'm not sure|i am not sure|i don't know what|sorry to hear|misunderstanding|the user|assistant|i'm here to help)\b|用户|助手",
@@ -115,6 +117,24 @@ class ReplyWriter:
         self.mode = mode
         self.max_tokens = max_tokens
         self.deadline_ms = first_sentence_deadline_ms if mode == "auto" else None
+        # Recent outcomes of the model's replies per language: a model that keeps
+        # failing (too slow, wrong language, off-topic) is only probed now and then.
+        self._outcomes: dict[str, list[bool]] = {}
+        self._skipped: dict[str, int] = {}
+
+    def _model_worth_trying(self, lang: str) -> bool:
+        if self.mode != "auto":
+            return True
+        recent = self._outcomes.get(lang, [])[-PROBE_AFTER_FAILURES:]
+        if len(recent) < PROBE_AFTER_FAILURES or any(recent):
+            return True
+        skipped = self._skipped.get(lang, 0) + 1
+        self._skipped[lang] = skipped
+        return skipped % PROBE_EVERY == 0
+
+    def _note_outcome(self, lang: str, ok: bool) -> None:
+        self._outcomes.setdefault(lang, []).append(ok)
+        del self._outcomes[lang][:-PROBE_AFTER_FAILURES]
 
     def sentences(
         self,
@@ -137,7 +157,9 @@ class ReplyWriter:
             report.source = source if not report.source or report.source == source else "mixed"
             return text
 
-        if self.model is not None and self.mode != "composed":
+        if self.model is not None and self.mode != "composed" and not self._model_worth_trying(rules.lang):
+            report.rejected.append(f"model reply skipped: its last {PROBE_AFTER_FAILURES} {rules.lang} replies were unusable")
+        elif self.model is not None and self.mode != "composed":
             spoken = 0
             for sentence in self._threaded(state, words, rules, report, cancel, started, lambda: spoken == 0):
                 if cancel.is_set():
@@ -153,6 +175,8 @@ class ReplyWriter:
                 spoken += 1
                 if spoken >= max(1, min(2, max_sentences())):
                     break
+            if not cancel.is_set():
+                self._note_outcome(rules.lang, spoken > 0)
             if spoken:
                 return
         if cancel.is_set():
