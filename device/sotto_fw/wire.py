@@ -149,6 +149,8 @@ def cobs_encode_into(src, n, dst, src_mv=None):
 
     src_mv: a memoryview of src, if the caller keeps one (saves creating it per call).
     """
+    if _cobs_encode_viper is not None:
+        return _cobs_encode_viper(src, n, dst)
     code_pos = 0
     o = 1
     i = 0
@@ -180,6 +182,8 @@ def cobs_encode_into(src, n, dst, src_mv=None):
 
 def cobs_decode_into(src, n, dst):
     """Decode COBS src[:n] into dst. Returns length, or -1 if src is not valid COBS."""
+    if _cobs_decode_viper is not None:
+        return _cobs_decode_viper(src, n, dst)
     i = 0
     o = 0
     while i < n:
@@ -198,6 +202,73 @@ def cobs_decode_into(src, n, dst):
             dst[o] = 0
             o += 1
     return o
+
+
+# On MicroPython the COBS loops run as viper code: the Python versions above step
+# from zero byte to zero byte, which is fast on CPython (bytearray.find is C) but far
+# too slow on a microcontroller for audio with many zero bytes (quiet PCM16). Both
+# produce the same bytes (tests/mpy/wire_vectors_check.py compares them).
+_cobs_encode_viper = None
+_cobs_decode_viper = None
+
+try:
+    import micropython  # pyright: ignore[reportMissingImports]
+
+    _MICROPYTHON = True
+except ImportError:  # CPython
+    _MICROPYTHON = False
+
+if _MICROPYTHON:
+
+    @micropython.viper
+    def _cobs_encode_v(src: ptr8, n: int, dst: ptr8) -> int:
+        code_pos = 0
+        o = 1
+        code = 1
+        i = 0
+        while i < n:
+            b = src[i]
+            if b == 0:
+                dst[code_pos] = code
+                code_pos = o
+                o += 1
+                code = 1
+            else:
+                dst[o] = b
+                o += 1
+                code += 1
+                if code == 255:
+                    dst[code_pos] = code
+                    code_pos = o
+                    o += 1
+                    code = 1
+            i += 1
+        dst[code_pos] = code
+        return o
+
+    @micropython.viper
+    def _cobs_decode_v(src: ptr8, n: int, dst: ptr8) -> int:
+        i = 0
+        o = 0
+        while i < n:
+            code = src[i]
+            if code == 0:
+                return -1
+            i += 1
+            end = i + code - 1
+            if end > n:
+                return -1
+            while i < end:
+                dst[o] = src[i]
+                o += 1
+                i += 1
+            if code != 255 and i < n:
+                dst[o] = 0
+                o += 1
+        return o
+
+    _cobs_encode_viper = _cobs_encode_v
+    _cobs_decode_viper = _cobs_decode_v
 
 
 # ---------------------------------------------------------------------------- encoder
