@@ -473,6 +473,9 @@ def main():
     from sotto_fw import config, hw
 
     profile = config.active_profile()
+    if hw.button_held_at_boot(profile):
+        print("sotto: button held at boot: firmware not started, REPL left free for mpremote")
+        return
     parts = hw.build(profile)
     app = BoardApp(
         profile, parts["port"], parts["mic"], parts["speaker"], parts["button"], parts["led"],

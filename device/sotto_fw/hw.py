@@ -226,6 +226,12 @@ class PwmLed:
         self.pwm.duty_u16(65535 - duty if self.active_low else duty)
 
 
+def button_held_at_boot(profile):
+    """True if the user holds the button at boot: the firmware then stays out of the way so
+    mpremote can reach the REPL (on USB-CDC the running firmware disables Ctrl-C)."""
+    return ActiveLowButton(profile["button_pin"], profile["button_active_low"]).value() == 1
+
+
 def board_id():
     uid = machine.unique_id()
     return "".join("%02x" % b for b in uid)

@@ -69,7 +69,8 @@ def button_led_and_build():
     equal(b.value(), 1, "active-low button pressed")
     equal(len(parts["outputs"]), len(profile()["outputs"]), "outputs from the profile")
     check(isinstance(parts["port"], hw.UartPort), "esp32s3 profile uses the UART")
-    check(isinstance(machine.unique_id(), bytes), "")
+    check(isinstance(machine.unique_id(), bytes), "fake machine.unique_id")
+    check(not hw.button_held_at_boot(profile()), "released button (pulled up): firmware starts")
 
 
 for fn in (mic_double_buffer, speaker_stop, uart_pacing, button_led_and_build):

@@ -12,7 +12,9 @@ class Pin:
         self.id = id
         self.mode = mode
         self.pull = pull
-        self.level = 0 if value is None else value
+        if value is None:
+            value = 1 if pull == Pin.PULL_UP else 0  # a pulled-up input idles high
+        self.level = value
 
     def value(self, v=None):
         if v is None:
