@@ -211,3 +211,20 @@ def test_llama_reuses_the_shared_prompt_prefix() -> None:
     model.reset_cache()
     model.complete(update, max_tokens=4)
     assert model.last_call.reused_tokens == 0
+
+
+def test_rules_more_general_corrections_and_cancels() -> None:
+    s = run_rules(SessionState(session_id="s"), "Schedule a call with Dr. Patel on Tuesday at 2:30 pm, keep it short.")
+    s = run_rules(s, "Move it to Wednesday.")
+    assert "Tuesday" not in s.memory_text() and "Wednesday at 2:30 pm" in s.memory_text()
+    assert "keep Wednesday" not in s.memory_text()  # "it" is never a value to replace
+    s = run_rules(s, "Not 2:30 pm — 4 pm.")
+    assert "2:30" not in s.memory_text() and "4 pm" in s.memory_text()
+    s = run_rules(s, "Also bring the slides. And a printed agenda.")
+    s = run_rules(s, "We don't need the slides anymore.")
+    assert "slides" not in s.memory_text() and "agenda" in s.memory_text()
+    z = run_rules(SessionState(session_id="z"), "下午三点开会，带上笔记本。")
+    z = run_rules(z, "时间改到下午四点。")
+    assert "三点" not in z.memory_text() and "四点" in z.memory_text()
+    z = run_rules(z, "算了，不要笔记本了。")
+    assert "笔记本" not in z.memory_text()

@@ -103,17 +103,17 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
         return [f"好的，改成{c.new}了。" if zh else f"Okay, {c.new} instead of {c.old}."]
     patch = rules.patch
     if patch.add_steps:
-        step = second_person(patch.add_steps[0])
-        return [f"好的，我会提醒你{step}。" if zh else f"Okay, I'll remind you to {step.rstrip('.')}."]
+        todo = second_person(patch.add_steps[0])
+        return [f"好的，我会提醒你{todo}。" if zh else f"Okay, I'll remind you to {todo.rstrip('.')}."]
     if patch.add_names and not (patch.add_facts or patch.current_task or patch.add_constraints):
         return [f"你好，{patch.add_names[0]}。" if zh else f"Nice to meet you, {patch.add_names[0]}."]
     new_items = [patch.current_task] if patch.current_task else []
     new_items += patch.add_facts + patch.add_constraints + patch.add_preferences
     if new_items:
-        said = second_person(new_items[0])
+        noted = second_person(new_items[0])
         if zh:
-            return [f"好的，记下了：{said}。"]
-        return [f"Got it: {said.rstrip('.')}."]
+            return [f"好的，记下了：{noted}。"]
+        return [f"Got it: {noted.rstrip('.')}."]
     if patch.drop_items:
         return [f"好的，{patch.drop_items[0]}不要了。" if zh else f"Okay, I've dropped {second_person(patch.drop_items[0])}."]
     return ["好的。" if zh else "Okay."]

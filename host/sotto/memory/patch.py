@@ -223,10 +223,10 @@ def apply_patch(state: SessionState, patch: StatePatch) -> Applied:
     for step in patch.add_steps:
         new.pending_steps = _add_unique(new.pending_steps, step, 200)
     for done in patch.complete_steps:
-        step = _match_step(new.pending_steps, done)
-        if step is not None:
-            new.pending_steps = [s for s in new.pending_steps if s != step]
-            new.completed_steps = _add_unique(new.completed_steps, step, 200)
+        finished = _match_step(new.pending_steps, done)
+        if finished is not None:
+            new.pending_steps = [s for s in new.pending_steps if s != finished]
+            new.completed_steps = _add_unique(new.completed_steps, finished, 200)
     p = new.user_profile
     for name in patch.add_names:
         p.names = _add_unique(p.names, name, 60)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from sotto.memory.patch import Replacement, StatePatch
 from sotto.memory.state import SessionState
-from sotto.memory.text import ENTITY_KINDS, detect_lang, entities, entity_kind
+from sotto.memory.text import EN_STOPWORDS, ENTITY_KINDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -28,7 +28,7 @@ _EN_FILLERS = re.compile(
     re.IGNORECASE,
 )
 _ZH_FILLERS = re.compile(
-    r"^(?:嗯|呃|那个|对了|还有|顺便|另外|好的|好吧|好|哦|啊|然后|不对|对|我刚才说错了|刚才说错了|我说错了|说错了|抱歉|不好意思|其实|再|也)[，,、\s]*"
+    r"^(?:嗯|呃|那个|对了|还有|顺便|另外|好的|好吧|好|哦|啊|然后|不对|对|算了|等一下|等等|我刚才说错了|刚才说错了|我说错了|说错了|抱歉|不好意思|其实|再|也)[，,、\s]*"
 )
 _EN_DETERMINERS = re.compile(r"^(?:the|a|an|my|our|your|that|this|it's|it is|its|make it|to be|is|it)\s+", re.IGNORECASE)
 _ZH_DETERMINERS = re.compile(r"^(?:是|那个|这个|把|要|改成|换成|改为|改到)")
@@ -48,8 +48,8 @@ _EN_CORRECTIONS = [
     re.compile(rf"\breplace\s+(?:the\s+|my\s+)?(?P<old>{_NO_PUNCT}+?)\s+with\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\binstead of\s+(?P<old>{_NO_PUNCT}+?)\s*,\s*(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s+instead of\s+(?P<old>{_NO_PUNCT}+)", re.I),
-    re.compile(rf"(?:^|,\s*)not\s+(?P<old>{_NO_PUNCT}+?)\s*(?:,\s*(?:but\s+)?|\s+but\s+)(?P<new>{_NO_PUNCT}+)", re.I),
-    re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s*,\s*(?:and\s+)?not\s+(?P<old>{_NO_PUNCT}+?)\s*[.!]?$", re.I),
+    re.compile(rf"(?:^|,\s*)not\s+(?P<old>[^,.;!?—–]+?)\s*(?:[,—–]\s*(?:but\s+)?|\s+-\s+|\s+but\s+)(?:it'?s\s+)?(?P<new>{_NO_PUNCT}+)", re.I),
+    re.compile(rf"(?P<new>[^,.;!?—–]+?)\s*(?:[,—–]|\s-)\s*(?:and\s+)?not\s+(?P<old>{_NO_PUNCT}+?)\s*[.!]?$", re.I),
 ]
 _ZH_CORRECTIONS = [
     re.compile(rf"不是(?P<old>{_NO_PUNCT}+?)[，,]?\s*(?:而)?是(?P<new>{_NO_PUNCT}+)"),
@@ -57,7 +57,10 @@ _ZH_CORRECTIONS = [
     re.compile(rf"把(?P<old>{_NO_PUNCT}+?)(?:改成|换成|改为|改到|换为)(?P<new>{_NO_PUNCT}+)"),
 ]
 # A correction cue without the old value: the old one is the latest of the same kind.
-_EN_RETARGET = re.compile(r"\b(?:make it|change it to|move it to|switch it to|i meant|push it to|let's say)\s+(?P<new>[^,.;!?]+)", re.I)
+_EN_RETARGET = re.compile(
+    r"\b(?:(?:make|change|move|switch|push|reschedule|set|bump)\s+(?:it|that|this)(?:\s+(?:back|up|forward))?(?:\s+(?:to|for|until))?|i meant|let's say|let's do)\s+(?P<new>[^,.;!?]+)",
+    re.I,
+)
 _ZH_RETARGET = re.compile(rf"(?:改成|换成|改为|改到|推迟到|提前到)(?P<new>{_NO_PUNCT}+)")
 
 _EN_NAME = re.compile(r"\b(?i:my name is|call me|this is)\s+(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})")
@@ -65,7 +68,10 @@ _EN_IM_NAME = re.compile(r"\bI'?m\s+(?P<name>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)
 _ZH_NAME = re.compile(r"我(?:叫|的名字是|名字叫)(?P<name>[\u4e00-\u9fff]{1,4})")
 _EN_REMINDER = re.compile(r"\b(?:remind me to|don't forget to|do not forget to|remember to|i need to remember to)\s+(?P<step>.+)$", re.I)
 _ZH_REMINDER = re.compile(r"(?:提醒我|别忘了|不要忘了|记得)(?P<step>.+)$")
-_EN_CANCEL = re.compile(r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch)\s+(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+)", re.I)
+_EN_CANCEL = re.compile(
+    r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all))?$",
+    re.I,
+)
 _ZH_CANCEL = re.compile(rf"^(?:取消|不要|算了)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
 _EN_PREFERENCE = re.compile(r"\bI (?:really )?(?:like|love|prefer|enjoy|hate|dislike)\b", re.I)
 _ZH_PREFERENCE = re.compile(r"我(?:很|最|比较)?(?:喜欢|爱|偏好|讨厌|不喜欢)")
@@ -106,8 +112,8 @@ def _core(value: str) -> str:
 
 
 def _found_in(state: SessionState, value: str) -> bool:
-    if not value:
-        return False
+    if not value or value.lower() in EN_STOPWORDS or value in ZH_FUNCTION_CHARS:
+        return False  # "move it to ...": "it" is not a value to replace
     text = "\n".join(state.all_strings())
     if re.fullmatch(r"[\w' .:-]+", value, flags=re.ASCII):
         return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE) is not None
@@ -128,7 +134,8 @@ def _refine(old: str, new: str) -> tuple[str, str]:
 
 def _latest_entity(state: SessionState, kind: str, exclude: str) -> str | None:
     times = {t.lower() for s in state.all_strings() for t in entities(s, "time")}
-    for text in reversed([state.current_task, *state.facts, *state.pending_steps]):
+    p = state.user_profile
+    for text in reversed([*p.constraints, *p.preferences, state.current_task, *state.facts, *state.pending_steps]):
         for ent in reversed(entities(text, kind)):
             if ent.lower() == exclude.lower():
                 continue
@@ -158,16 +165,18 @@ def _clauses(sentence: str, lang: str) -> list[str]:
     """Clauses that go to different places; plain clauses of a sentence stay together."""
     if lang == "zh":
         parts = [p for p in re.split(r"[，；,;]", sentence) if p.strip()]
-        out: list[str] = []
-        plain: list[str] = []
-        for part in parts:
-            if _has_cue(part):
-                out.append(part)
-            else:
-                plain.append(part)
-        return (["，".join(plain)] if plain else []) + out
-    parts = re.split(r"\s*(?:;|,\s+and\s+(?:also\s+)?|\band also\b)\s*", sentence)
-    return [p for p in parts if p and p.strip()]
+        joiner = "，"
+    else:
+        parts = [p for p in re.split(r"\s*(?:;|,\s+and\s+(?:also\s+)?|\band also\b|,)\s*", sentence) if p and p.strip()]
+        joiner = ", "
+    out: list[str] = []
+    plain: list[str] = []
+    for part in parts:
+        if _has_cue(part):
+            out.append(part)
+        else:
+            plain.append(part)
+    return ([joiner.join(plain)] if plain else []) + out
 
 
 def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tuple[str, str, bool]]:

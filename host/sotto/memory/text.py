@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Callable
 
 from sotto.text.sentences import is_cjk
 
@@ -164,8 +165,15 @@ def second_person(text: str) -> str:
         return text.replace("我们", "你们").replace("我", "你")
     out = text
     for pattern, repl in _EN_PRONOUNS:
-        out = re.sub(pattern, lambda m, r=repl: _match_case(m.group(0), r), out, flags=re.IGNORECASE)
+        out = re.sub(pattern, _replacer(repl), out, flags=re.IGNORECASE)
     return out
+
+
+def _replacer(repl: str) -> "Callable[[re.Match[str]], str]":
+    def replace(m: re.Match[str]) -> str:
+        return _match_case(m.group(0), repl)
+
+    return replace
 
 
 def _match_case(original: str, repl: str) -> str:
