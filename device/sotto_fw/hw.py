@@ -91,6 +91,7 @@ class I2SMic:
     def __init__(self, cfg, rate):
         self.cfg = cfg
         self.bufs = (bytearray(CHUNK), bytearray(CHUNK))
+        self.views = (memoryview(self.bufs[0]), memoryview(self.bufs[1]))
         self.filled = bytearray(2)
         self.filling = 0
         self.out_off = 0
@@ -126,11 +127,10 @@ class I2SMic:
         idx = self.filling ^ 1
         if not self.filled[idx]:
             return 0
-        src = self.bufs[idx]
         n = CHUNK - self.out_off
         if n > len(dst):
             n = len(dst)
-        dst[:n] = memoryview(src)[self.out_off : self.out_off + n]
+        dst[:n] = self.views[idx][self.out_off : self.out_off + n]
         self.out_off += n
         if self.out_off >= CHUNK:
             self.out_off = 0
