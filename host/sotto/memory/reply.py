@@ -93,7 +93,9 @@ def check_sentence(sentence: str, *, state: SessionState, words: str, rules: Rul
     if first:
         if rules.question:
             wanted = answer_keys(state, words)
-            if wanted and not keys & wanted:
+            if not wanted:
+                return "nothing in memory to answer from (offline: the model would make it up)"
+            if not keys & wanted:
                 return "does not answer from memory"
         elif not keys & content_keys(words):
             return "off-topic"

@@ -122,6 +122,8 @@ def _found_in(state: SessionState, value: str) -> bool:
 
 def _refine(old: str, new: str) -> tuple[str, str]:
     """Trim both sides to what actually changed, aligned by entity kind."""
+    # "会议室换成五楼" -> "五楼": the value follows the verb of change.
+    new = re.split(r"改成|换成|改为|改到|换为|变成|换到", new)[-1]
     old_core, new_core = _core(old), _core(new)
     kind = entity_kind(old_core)
     if kind:
