@@ -131,3 +131,52 @@ def test_board_app_accepts_default_clock() -> None:
     board.step()
     h.decoder.feed(h.port.take_output())
     assert [t for t, _, _ in h.take_all()] == [wire.HELLO]
+
+
+HOST_ACTIONS = st.one_of(
+    st.tuples(st.just("audio"), st.integers(1, 3), st.integers(0, 600)),
+    st.tuples(st.just("end"), st.integers(1, 3), st.just(0)),
+    st.tuples(st.just("stop"), st.integers(1, 3), st.just(0)),
+    st.tuples(st.just("ping"), st.integers(0, 1000), st.just(0)),
+    st.tuples(st.just("wait"), st.integers(1, 50), st.integers(0, 512)),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(HOST_ACTIONS, min_size=1, max_size=30))
+def test_random_host_sessions_keep_playback_accounting_exact(actions: list[tuple[str, int, int]]) -> None:
+    """Whatever the host does, PLAYBACK reports add up to what reached the speaker."""
+    h = BoardHarness(speaker_room=128)
+    h.welcome()
+    h.run(2)
+    sent: dict[int, int] = {}
+    pings = 0
+    for kind, a, b in actions:
+        if kind == "audio":
+            h.send(wire.AUDIO_DOWN, wire.pack_audio_down(a, pcm_ramp(b & ~1)))
+            sent[a] = sent.get(a, 0) + (b & ~1)
+        elif kind == "end":
+            h.send(wire.AUDIO_DOWN, wire.pack_audio_down(a, b""))
+        elif kind == "stop":
+            h.send(wire.STOP, wire.pack_stop(a))
+        elif kind == "ping":
+            h.send(wire.PING, wire.pack_ping(a, 0))
+            pings += 1
+        else:
+            h.speaker.room = b
+            h.run(a)
+    h.speaker.room = 1 << 20
+    h.run(20)
+    frames = h.take_all()
+    assert h.app.stats["errors"] == 0
+    assert len([f for f in frames if f[0] == wire.PONG]) == pings
+    reports = [wire.unpack_playback(p) for t, _, p in frames if t == wire.PLAYBACK]
+    for state, stream, played, _ in reports:
+        assert played <= sent.get(stream, 0)
+        if state == wire.PLAY_STARTED:
+            assert played == 0
+    # Every stream reported drained or stopped at most once; drained streams played in full.
+    finals = [(s, stream) for s, stream, _, _ in reports if s == wire.PLAY_DRAINED]
+    assert len(finals) == len(set(finals))
+    assert h.app.stats["bytes_played"] == len(h.speaker.played)
+    assert h.app.player.overflow == 0

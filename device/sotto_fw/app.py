@@ -154,6 +154,7 @@ class BoardApp:
         s["bytes_played"] = self.player.bytes_played
         s["speaker_overflow"] = self.player.overflow
         s["dropped_stopped"] = self.player.dropped_stopped
+        s["dropped_stale"] = self.player.dropped_stale
         s["mic_frames"] = self.capture.frames
         s["mic_discarded"] = self.capture.discarded
         s["boot_id"] = self.handshake.boot_id
@@ -376,6 +377,7 @@ class BoardApp:
             self._error(wire.ERR_BAD_WELCOME, "WELCOME rejected: " + problem)
             return
         hs.apply_welcome(welcome, now)
+        self.player.new_session()
         self.counters["welcomes"] += 1
         if self.down_decoder.fmt != hs.speaker_format:
             self.down_decoder = audiocodec.AudioDecoder(hs.speaker_format)

@@ -38,6 +38,7 @@ class SpeakerPlayer:
         self.bytes_played = 0
         self.overflow = 0
         self.dropped_stopped = 0
+        self.dropped_stale = 0
         self.reset()
 
     def reset(self):
@@ -45,7 +46,15 @@ class SpeakerPlayer:
         self.seg_head = 0
         self.seg_count = 0
         self.stopped_id = -1
+        self.newest_id = -1  # newest stream id taken in: streams only move forward
         self.done_id = -1  # last stream retired, and its played bytes (for a late STOP)
+        self.done_played = 0
+
+    def new_session(self):
+        """A WELCOME: the host may number its streams afresh."""
+        self.stopped_id = -1
+        self.newest_id = -1
+        self.done_id = -1
         self.done_played = 0
 
     def free(self):
@@ -84,6 +93,12 @@ class SpeakerPlayer:
         if not self.accepts(stream_id):
             self.dropped_stopped += n
             return 0
+        if self.newest_id >= 0 and not (self.seg_count and self.seg_id[self._tail()] == stream_id):
+            if stream_at_or_before(stream_id, self.newest_id):
+                # Streams only move forward: an older one (repeated end, late audio) is stale.
+                self.dropped_stale += n
+                return 0
+        self.newest_id = stream_id
         s = self._segment_for(stream_id)
         if s < 0:
             self.overflow += n
