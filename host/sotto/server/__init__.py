@@ -1,0 +1,1 @@
+"""`sotto serve`: WebSocket sessions on shared models (see sotto.server.app)."""

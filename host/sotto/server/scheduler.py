@@ -1,0 +1,105 @@
+"""Fair queueing of model work from many sessions onto one worker thread.
+
+llama.cpp is not thread-safe and the host has one model instance, so every session's
+model work runs on ONE thread. Jobs wait in a FIFO per session and the worker takes
+sessions round-robin: a chatty session cannot starve a quiet one, and a session's own
+jobs keep their order.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Deque, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass
+class _Job:
+    session_id: str
+    fn: Callable[[], Any]
+    future: "concurrent.futures.Future[Any]"
+    queued_at: float = field(default_factory=time.monotonic)
+
+
+class FairWorker:
+    """`submit(session_id, fn)` -> Future; jobs run one at a time, sessions served round-robin."""
+
+    def __init__(self, name: str = "sotto-model") -> None:
+        self._queues: "collections.OrderedDict[str, Deque[_Job]]" = collections.OrderedDict()
+        self._cond = threading.Condition()
+        self._closed = False
+        self.busy_session: str | None = None
+        self.served: list[str] = []  # session ids in the order their jobs ran (bounded; tests read it)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def submit(self, session_id: str, fn: Callable[[], T]) -> "concurrent.futures.Future[T]":
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("worker closed")
+            self._queues.setdefault(session_id, collections.deque()).append(_Job(session_id, fn, future))
+            self._cond.notify()
+        return future
+
+    def pending(self, session_id: str | None = None) -> int:
+        """Jobs waiting (not running): for one session, or for all."""
+        with self._cond:
+            if session_id is not None:
+                return len(self._queues.get(session_id, ()))
+            return sum(len(q) for q in self._queues.values())
+
+    def others_waiting(self, session_id: str) -> bool:
+        """Another session has work queued: this session should not hold the model longer than needed."""
+        with self._cond:
+            return any(q for sid, q in self._queues.items() if sid != session_id)
+
+    def _next(self) -> _Job | None:
+        with self._cond:
+            while not self._closed:
+                for session_id in list(self._queues):
+                    queue = self._queues[session_id]
+                    if not queue:
+                        del self._queues[session_id]
+                        continue
+                    job = queue.popleft()
+                    # Round-robin: this session goes to the back of the line.
+                    self._queues.move_to_end(session_id)
+                    if not queue:
+                        del self._queues[session_id]
+                    return job
+                self._cond.wait()
+            return None
+
+    def _run(self) -> None:
+        while True:
+            job = self._next()
+            if job is None:
+                return
+            if not job.future.set_running_or_notify_cancel():
+                continue  # cancelled while it waited
+            self.busy_session = job.session_id
+            self.served.append(job.session_id)
+            del self.served[:-1000]
+            try:
+                job.future.set_result(job.fn())
+            except BaseException as exc:  # noqa: BLE001 - handed to whoever awaits the future
+                job.future.set_exception(exc)
+            finally:
+                self.busy_session = None
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        with self._cond:
+            self._closed = True
+            for queue in self._queues.values():
+                for job in queue:
+                    job.future.cancel()
+            self._queues.clear()
+            self._cond.notify_all()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout_s)
