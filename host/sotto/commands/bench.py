@@ -86,8 +86,21 @@ async def _bench_link(args: argparse.Namespace, options: "BenchOptions") -> dict
         await link.close()
 
 
+def _serve_arguments(p: argparse.ArgumentParser) -> None:
+    from sotto.server.bench import add_arguments as add_serve_arguments  # owned by the serve engineer
+
+    add_serve_arguments(p)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from sotto.server.bench import run as run_serve
+
+    return run_serve(args)
+
+
 BENCHES: dict[str, tuple[str, AddArguments, Run]] = {
     "link": ("saturate the serial link both ways with checkable frames", _link_arguments, _run_link),
+    "serve": ("concurrent simulated clients against sotto serve", _serve_arguments, _run_serve),
 }
 
 

@@ -1,0 +1,62 @@
+"""`sotto serve`: WebSocket sessions at /ws/{session_id} on shared models.
+
+Binds to 127.0.0.1 by default. Any other address needs --token (or SOTTO_SERVE_TOKEN),
+and then every client must present it (`Authorization: Bearer T` or `?token=T`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from sotto.engines.config import EngineConfig, add_engine_arguments
+from sotto.errors import ConfigError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; others need --token)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    parser.add_argument("--token", default=None, help="access token clients must present (default: $SOTTO_SERVE_TOKEN)")
+    parser.add_argument("--lang", default="en", help="language of text turns and default for audio (default en)")
+    parser.add_argument("--db", type=Path, default=None, help="working-memory store (default: the sotto data dir)")
+    parser.add_argument("--max-sessions", type=int, default=32, help="sessions kept live at once (default 32)")
+    add_engine_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from sotto.server.app import ServeOptions
+    from sotto.server.auth import check_bind
+    from sotto.server.limits import ServeLimits
+
+    token = args.token or os.environ.get("SOTTO_SERVE_TOKEN") or None
+    if not 0 <= args.port < 65536:
+        raise ConfigError(f"--port {args.port} is not a port number")
+    if args.max_sessions < 1:
+        raise ConfigError("--max-sessions must be at least 1")
+    check_bind(args.host, token)  # before loading any model: refuse fast
+    options = ServeOptions(host=args.host, port=args.port, token=token, lang=args.lang,
+                           limits=ServeLimits(max_sessions=args.max_sessions))
+    config = EngineConfig.from_args(args)
+    return asyncio.run(_serve(options, config, args.db))
+
+
+async def _serve(options: "ServeOptions", config: EngineConfig, db: Path | None) -> int:  # type: ignore[name-defined]
+    from sotto.server.build import build_server, load_engines
+
+    engines = await asyncio.to_thread(load_engines, config, lang=options.lang)
+    server = build_server(engines, options, db_path=db)
+    await server.start()
+    print(json.dumps({"listening": f"{server.url}/ws/{{session_id}}", "token_required": options.token is not None,
+                      **engines.labels(config), "load_ms": engines.load_ms}), flush=True)
+    print(f"sotto serve: listening on {server.url}/ws/{{session_id}} (Ctrl+C to stop)", file=sys.stderr, flush=True)
+    try:
+        await server.serve_forever()
+    except asyncio.CancelledError:
+        pass
+    finally:
+        await server.close()
+    return 0

@@ -1,0 +1,59 @@
+"""Builds a ready `SottoServer` from an engine configuration (in-process or remote engines)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sotto  # noqa: F401  (offline environment before any engine import)
+from sotto.engines.base import LanguageModel, SpeechSynthesizer
+from sotto.engines.config import EngineConfig, RecognizerFactory
+from sotto.server.app import ServeOptions, SottoServer
+from sotto.server.turns import TurnService
+from sotto.voice.budgets import BudgetConfig
+
+
+@dataclass
+class BuiltEngines:
+    llm: LanguageModel
+    tts: SpeechSynthesizer
+    recognizers: RecognizerFactory
+    load_ms: dict[str, float] = field(default_factory=dict)
+
+    def labels(self, config: EngineConfig) -> dict[str, Any]:
+        described = config.describe()
+        return {"llm": f"{self.llm.name} ({described['llm']})", "tts": f"{self.tts.name} ({described['tts']})",
+                "asr": described["asr"]}
+
+
+def load_engines(config: EngineConfig, *, lang: str = "en") -> BuiltEngines:
+    """LLM and TTS side by side (in-process loads take ~1 s each; remote ones are instant)."""
+
+    def timed(fn: Any) -> tuple[Any, float]:
+        started = time.perf_counter()
+        return fn(), (time.perf_counter() - started) * 1000.0
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="sotto-load") as pool:
+        llm_future = pool.submit(timed, config.load_llm)
+        tts_future = pool.submit(timed, lambda: config.load_tts(lang=lang))
+        llm, llm_ms = llm_future.result()
+        tts, tts_ms = tts_future.result()
+    return BuiltEngines(llm, tts, config.recognizers(), {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1)})
+
+
+def build_server(
+    engines: BuiltEngines,
+    options: ServeOptions,
+    *,
+    db_path: Path | None = None,
+    budgets: BudgetConfig | None = None,
+) -> SottoServer:
+    from sotto.agent import Agent
+    from sotto.memory.store import Store
+
+    agent = Agent(engines.llm, Store(db_path))
+    service = TurnService(agent, engines.tts, budgets=budgets)
+    return SottoServer(service, engines.recognizers, options)
