@@ -70,18 +70,25 @@ def answer_keys(state: SessionState, question: str) -> set[str]:
     return keys
 
 
-def _summary(state: SessionState, lang: str) -> str:
-    parts = [second_person(strip_fillers(i)) for i in memory_items(state)]
+def _summary(state: SessionState, lang: str) -> list[str]:
+    """Everything stored, in two sentences: a short first one (its audio is ready
+    sooner) and the rest, each bounded."""
+    parts = [second_person(strip_fillers(i)).rstrip(".。") for i in memory_items(state)]
     sep = "；" if lang == "zh" else "; "
-    text = ""
-    for part in parts:
-        candidate = part if not text else text + sep + part
-        if len(candidate) > SUMMARY_MAX_CHARS:
-            break
-        text = candidate
+    first, rest = parts[:2], parts[2:]
+    out: list[str] = []
+    for chunk in (first, rest):
+        text = ""
+        for part in chunk:
+            candidate = part if not text else text + sep + part
+            if len(candidate) > SUMMARY_MAX_CHARS:
+                break
+            text = candidate
+        if text:
+            out.append(text)
     if lang == "zh":
-        return f"你说过：{text}。"
-    return f"So far: {text}."
+        return [f"你说过：{out[0]}。"] + [f"还有：{t}。" for t in out[1:]]
+    return [f"So far: {out[0]}."] + [f"Also: {t}." for t in out[1:]]
 
 
 def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sentences: int = 2) -> list[str]:
@@ -96,7 +103,7 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
                 return [f"你说过：{said[0]}。"] + [_sentence(s, lang) for s in said[1:]]
             return [f"You told me: {said[0].rstrip('.')}."] + [_sentence(s, lang) for s in said[1:]]
         if recall and memory_items(state):
-            return [_summary(state, lang)]
+            return _summary(state, lang)[:max_sentences]
         return ["这个我还不知道，我是离线的。" if zh else "I'm offline, so I can't check that, sorry."]
     if rules.corrections:
         c = rules.corrections[0]

@@ -19,7 +19,7 @@ from sotto.memory.schema import SchemaViolation, field_limit, json_schema, limit
 NAME_LEN = 60
 ITEM_LEN = 200
 TOPIC_LEN = 80
-FACTS_MAX = 16
+FACTS_MAX = 24
 STEPS_MAX = 8
 COMPLETED_MAX = 6
 PROFILE_MAX = 6
