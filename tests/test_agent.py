@@ -211,3 +211,22 @@ def test_a_model_whose_replies_keep_failing_is_only_probed(store: Store) -> None
         result = agent.run_turn("s", f"Remind me to call shop {i}.")
         assert result.reply_source == "composed"
     assert 3 <= len(model.stream_calls) < 8
+
+
+def test_state_command_shows_history_and_rolls_back(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    from sotto.cli import main
+
+    agent = Agent(FakeLanguageModel(), store)
+    agent.run_turn("s", "Book a table at Nico's for four on Friday.")
+    agent.run_turn("s", "Sorry, not four, five.")
+    assert main(["state", "s", "--diff", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    versions, current = lines[:-1], lines[-1]
+    assert [v["source"] for v in versions] == ["create", "rules", "rules"]
+    assert versions[-1]["turn"] == 2 and versions[-1]["changes"][0]["new"].endswith("five on Friday")
+    assert "five" in current["current_task"]
+    assert main(["state", "s", "--rollback", "1", "--json"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "four" in json.loads(out[-1])["current_task"]
+    assert store.history("s")[-1].source == "user-edit"
+    assert main(["state", "nope"]) != 0
