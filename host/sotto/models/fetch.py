@@ -178,8 +178,7 @@ def unpack(archive: Path, kind: str, target: Path) -> None:
                     raise DownloadError(f"{archive.name}: refusing unsafe paths in archive: {bad[:3]}")
                 zipped.extractall(target)
         else:
-            mode = "r:gz" if kind == "tar.gz" else "r:"
-            with tarfile.open(archive, mode) as tarred:
+            with tarfile.open(archive, "r:*") as tarred:  # detects gzip itself
                 members = tarred.getmembers()
                 bad = [m.name for m in members if not _safe_member(m.name) or m.issym() or m.islnk()]
                 if bad:
