@@ -21,7 +21,7 @@ from websockets.exceptions import InvalidStatus
 
 from fakes_llm import FakeLanguageModel
 from fakes_serve import FakeRecognizerSource, FakeSynthesizer
-from sotto.agent import Agent
+from sotto.agent import Agent, AgentConfig
 from sotto.errors import ServeNeedsToken
 from sotto.memory.store import Store
 from sotto.server.app import ServeOptions, SottoServer
@@ -337,3 +337,39 @@ def test_tts_down_degrades_to_text_only_and_recovers(tmp_path: Path) -> None:
     assert down["type"] == "reply" and down["reply"] and down["audio"] is None
     assert "text_only" in down["degrade_actions"] and down["errors"]
     assert back["audio"] and not back.get("errors")
+
+
+def test_long_model_queue_answers_from_memory_and_records_defer(tmp_path: Path) -> None:
+    """With the model busy for longer than the budget allows, a new turn is answered from the
+    working memory (no LLM) instead of waiting: degraded as `defer`, the state still updated."""
+    gate = threading.Event()
+
+    class SlowModel(FakeLanguageModel):
+        def stream(self, messages: Any, **kw: Any) -> Any:
+            gate.wait(5)
+            return super().stream(messages, **kw)
+
+    async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        store = Store(tmp_path / "serve.db")
+        agent = Agent(SlowModel(replies=("Sure thing.",)), store)
+        memory_agent = Agent(None, store, config=AgentConfig(model_update="off", reply_mode="composed"))
+        service = TurnService(agent, FakeSynthesizer(), memory_agent=memory_agent)
+        service.model_turn_ms = 800.0
+        server = SottoServer(service, None, ServeOptions(port=0))
+        await server.start()
+        try:
+            async with connect(f"{server.url}/ws/busy-1") as a, connect(f"{server.url}/ws/busy-2") as b:
+                first = asyncio.create_task(exchange(a, {"type": "text", "text": "Book a table for two."}))
+                await asyncio.sleep(0.2)  # the model is now busy with the first turn
+                second = await exchange(b, {"type": "text", "text": "My name is Zelda.", "state": True})
+                gate.set()
+                return await first, second
+        finally:
+            await server.close()
+
+    first, second = asyncio.run(main())
+    reply = second[-1]
+    assert reply["type"] == "reply" and reply["reply_source"] == "composed"
+    assert "defer" in reply["degrade_actions"]
+    assert "Zelda" in json.dumps(reply["state"]) and "Zelda" in reply["reply"]
+    assert first[-1]["type"] == "reply"

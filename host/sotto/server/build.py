@@ -51,9 +51,12 @@ def build_server(
     db_path: Path | None = None,
     budgets: BudgetConfig | None = None,
 ) -> SottoServer:
-    from sotto.agent import Agent
+    from sotto.agent import Agent, AgentConfig
     from sotto.memory.store import Store
 
-    agent = Agent(engines.llm, Store(db_path))
-    service = TurnService(agent, engines.tts, budgets=budgets)
+    store = Store(db_path)
+    agent = Agent(engines.llm, store)
+    # Same store, no model: answers from the working memory when the model queue is too long.
+    memory_agent = Agent(None, store, config=AgentConfig(model_update="off", reply_mode="composed"))
+    service = TurnService(agent, engines.tts, budgets=budgets, memory_agent=memory_agent)
     return SottoServer(service, engines.recognizers, options)

@@ -21,6 +21,7 @@ memory without the LLM, or the reply goes out without audio; the error is record
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 import time
 from dataclasses import dataclass, field
@@ -149,16 +150,35 @@ class TurnService:
         *,
         budgets: BudgetConfig | None = None,
         clock: Callable[[], float] = time.monotonic,
+        memory_agent: AgentLike | None = None,
     ) -> None:
         self.agent = agent
+        # The same working memory without the LLM (rules + composed reply): answers a turn in
+        # milliseconds when the model queue is too long for its budget (deep work deferred).
+        self.memory_agent = memory_agent
         self.tts = tts
         self.budgets = budgets or BudgetConfig()
         self.clock = clock
         self.model_worker = FairWorker("sotto-model")
         self.tts_worker = FairWorker("sotto-tts")
         self.asr_worker = FairWorker("sotto-asr")
+        self.memory_worker = FairWorker("sotto-memory")
         self.acks: list[Phrase] = []
         self._next_ack = 0
+        self.model_turn_ms = 1000.0  # moving average of one turn's model work (a guess until measured)
+        self._last_model_job: dict[str, concurrent.futures.Future[Any]] = {}
+
+    def expected_model_wait_ms(self) -> float:
+        """How long a turn submitted now would wait for the model, from the queue and recent turns."""
+        ahead = self.model_worker.pending() + (1 if self.model_worker.busy_session is not None else 0)
+        return ahead * self.model_turn_ms
+
+    def _should_defer(self) -> bool:
+        if self.memory_agent is None or not self.budgets.ladder.enabled:
+            return False
+        # Answer from memory when waiting for the model would take the turn past the point
+        # where the ladder would shorten it anyway.
+        return self.expected_model_wait_ms() + self.model_turn_ms > self.budgets.ladder.shorten_after_ms
 
     async def prepare(self) -> None:
         """Synthesise the acknowledgements once, so the ladder never waits for TTS."""
@@ -170,7 +190,7 @@ class TurnService:
             self.acks.append(Phrase(text, audio[0], audio[1]))
 
     def close(self) -> None:
-        for worker in (self.model_worker, self.tts_worker, self.asr_worker):
+        for worker in (self.model_worker, self.tts_worker, self.asr_worker, self.memory_worker):
             worker.close()
 
     # ------------------------------------------------------------------ text
@@ -193,8 +213,21 @@ class TurnService:
         def post(item: object) -> None:
             loop.call_soon_threadsafe(items.put_nowait, item)
 
-        model_job = self.model_worker.submit(session_id, lambda: self._model_job(session_id, words, lang, control, post))
         outcome = TurnOutcome(session_id, None, words, "", b"", self.tts.sample_rate, None, 0.0, None, "")
+        if self._should_defer():
+            assert self.memory_agent is not None
+            memory_agent = self.memory_agent
+            _add(outcome.degrade_actions, DEFER)
+            previous = self._last_model_job.get(session_id)
+            if previous is not None:  # this session's model patch must land before its next turn starts
+                await asyncio.wait({asyncio.wrap_future(previous)})
+            model_job = self.memory_worker.submit(
+                session_id, lambda: self._model_job(memory_agent, session_id, words, lang, control, post))
+        else:
+            model_job = self.model_worker.submit(
+                session_id, lambda: self._model_job(self.agent, session_id, words, lang, control, post, timed=True))
+            self._last_model_job[session_id] = model_job
+            model_job.add_done_callback(lambda f: self._forget_job(session_id, f))
         first_ready = asyncio.Event()
         producer = asyncio.create_task(self._produce(items, control, outcome, first_ready, t0))
         try:
@@ -234,12 +267,16 @@ class TurnService:
         state = await asyncio.to_thread(self.agent.state, session_id)
         return dict(state.to_dict())
 
-    def _model_job(self, session_id: str, words: str, lang: str | None, control: _TurnControl,
-                   post: Callable[[object], None]) -> Any:
+    def _forget_job(self, session_id: str, job: "concurrent.futures.Future[Any]") -> None:
+        if self._last_model_job.get(session_id) is job:
+            del self._last_model_job[session_id]
+
+    def _model_job(self, agent: AgentLike, session_id: str, words: str, lang: str | None, control: _TurnControl,
+                   post: Callable[[object], None], *, timed: bool = False) -> Any:
         control.started_at = self.clock()
         post(("started", control.started_at))
         try:
-            turn = self.agent.start_turn(session_id, words, lang=lang)
+            turn = agent.start_turn(session_id, words, lang=lang)
         except BaseException as exc:
             post(exc)
             raise
@@ -256,6 +293,9 @@ class TurnService:
             deferred = not run_model and not control.cancelled
             post(("end", turn.number, report.source, list(report.rejected), deferred))
             result = turn.finish(run_model=run_model)
+            if timed:
+                spent = (self.clock() - control.started_at) * 1000.0
+                self.model_turn_ms = 0.7 * self.model_turn_ms + 0.3 * spent
         return result
 
     async def _produce(self, items: "asyncio.Queue[object]", control: _TurnControl, outcome: TurnOutcome,
