@@ -314,6 +314,9 @@ class TurnService:
             elif kind == "sentence":
                 if len(answers) >= control.max_sentences:
                     continue
+                if answers and self.tts_worker.others_waiting(outcome.session_id):
+                    _add(outcome.degrade_actions, SHORTEN)  # other sessions wait for the voice: one sentence each
+                    continue
                 answers.append(item[1])
                 pcm = await self._speak(item[1], outcome)
                 audio.append(pcm)
