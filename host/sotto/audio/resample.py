@@ -9,12 +9,14 @@ chunks, so cutting the input anywhere gives the same output as one whole call.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from math import gcd
 
 import numpy as np
 import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
+Float32Array = npt.NDArray[np.float32]
 Int16Array = npt.NDArray[np.int16]
 
 _ZERO_CROSSINGS = 8  # per side of the kernel: ~60 dB stop band with Blackman
@@ -41,10 +43,9 @@ class StreamResampler:
         self._half_taps = int(np.ceil(_ZERO_CROSSINGS / self._cutoff))
         self._taps = 2 * self._half_taps
         self._offsets = np.arange(-self._half_taps + 1, self._half_taps + 1)  # tap i = floor(t) + offset
-        self._table: FloatArray | None = None
+        self._table: Float32Array | None = None  # taps x phases
         if self._up <= _MAX_TABLE_PHASES and not self.passthrough:
-            phases = np.arange(self._up) / self._up
-            self._table = self._weights(phases)
+            self._table = _phase_table(self._up, self._cutoff, self._half_taps)
         self._reset_stream()
 
     @property
@@ -59,22 +60,14 @@ class StreamResampler:
     def _reset_stream(self) -> None:
         # History holds input samples starting at absolute index self._history_start;
         # the stream starts with silence before sample 0.
-        self._history: FloatArray = np.zeros(self._half_taps, dtype=np.float64)
+        self._history: Float32Array = np.zeros(self._half_taps, dtype=np.float32)
         self._history_start = -self._half_taps
         self._received = 0  # input samples received
         self._next_out = 0  # index of the next output sample
         self._odd_byte = b""
 
     def _weights(self, fractions: FloatArray) -> FloatArray:
-        """Normalised kernel weights, one row per fractional position in [0, 1)."""
-        distance = fractions[:, None] - self._offsets[None, :]  # t - tap index
-        kernel = self._cutoff * np.sinc(self._cutoff * distance)
-        window_pos = np.clip(distance / self._half_taps, -1.0, 1.0)
-        window = 0.42 + 0.5 * np.cos(np.pi * window_pos) + 0.08 * np.cos(2 * np.pi * window_pos)
-        weights: FloatArray = kernel * window
-        # Unit gain at DC for every phase: no ripple on steady signals.
-        weights /= weights.sum(axis=1, keepdims=True)
-        return weights
+        return _kernel_weights(fractions, self._cutoff, self._half_taps)
 
     def process(self, pcm: bytes) -> bytes:
         data = self._odd_byte + pcm
@@ -89,7 +82,7 @@ class StreamResampler:
         """Like process() for a numpy array of samples (int16 scale)."""
         if self.passthrough:
             return np.asarray(samples).astype(np.int16)
-        chunk = np.asarray(samples, dtype=np.float64)
+        chunk = np.asarray(samples, dtype=np.float32)
         self._history = np.concatenate([self._history, chunk])
         self._received += len(chunk)
         # Output n sits at input time t = n * M / L and needs taps up to floor(t) + half_taps.
@@ -101,7 +94,7 @@ class StreamResampler:
         if self.passthrough:
             self._reset_stream()
             return b""
-        self._history = np.concatenate([self._history, np.zeros(self._half_taps, dtype=np.float64)])
+        self._history = np.concatenate([self._history, np.zeros(self._half_taps, dtype=np.float32)])
         total_out = -(-self._received * self._up // self._down)  # ceil: every input instant covered
         out = self._emit(total_out - 1)
         self._reset_stream()
@@ -114,13 +107,16 @@ class StreamResampler:
         scaled = n * self._down
         base = scaled // self._up  # floor(t)
         phase = scaled % self._up
-        rows = (base - self._history_start)[:, None] + self._offsets[None, :]
-        windowed = self._history[rows]
+        start = base - self._history_start
+        out = np.zeros(len(n), dtype=np.float32)
         if self._table is not None:
-            weights = self._table[phase]
+            # One vector pass per tap: no n-by-taps temporaries (2-3x faster than a gather).
+            for tap, offset in enumerate(self._offsets):
+                out += self._history[start + offset] * self._table[tap][phase]
         else:
-            weights = self._weights(phase / self._up)
-        out = np.einsum("ij,ij->i", windowed, weights)
+            weights = self._weights(phase / self._up).astype(np.float32)
+            for tap, offset in enumerate(self._offsets):
+                out += self._history[start + offset] * weights[:, tap]
         self._next_out = last_index + 1
         # Keep only the history the next output can still reach.
         next_base = (self._next_out * self._down) // self._up
@@ -129,6 +125,27 @@ class StreamResampler:
             self._history = self._history[keep_from - self._history_start :]
             self._history_start = keep_from
         return np.clip(np.rint(out), -32768, 32767).astype(np.int16)
+
+
+def _kernel_weights(fractions: FloatArray, cutoff: float, half_taps: int) -> FloatArray:
+    """Normalised kernel weights, one row per fractional position in [0, 1)."""
+    offsets = np.arange(-half_taps + 1, half_taps + 1)
+    distance = fractions[:, None] - offsets[None, :]  # t - tap index
+    kernel = cutoff * np.sinc(cutoff * distance)
+    window_pos = np.clip(distance / half_taps, -1.0, 1.0)
+    window = 0.42 + 0.5 * np.cos(np.pi * window_pos) + 0.08 * np.cos(2 * np.pi * window_pos)
+    weights: FloatArray = kernel * window
+    # Unit gain at DC for every phase: no ripple on steady signals.
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights
+
+
+@lru_cache(maxsize=16)
+def _phase_table(phases: int, cutoff: float, half_taps: int) -> Float32Array:
+    """Weights for every output phase of a rational ratio, taps x phases (shared by all streams)."""
+    table = np.ascontiguousarray(_kernel_weights(np.arange(phases) / phases, cutoff, half_taps).T, dtype=np.float32)
+    table.setflags(write=False)
+    return table
 
 
 def resample_pcm16(pcm: bytes, from_rate: int, to_rate: int) -> bytes:
