@@ -1,0 +1,265 @@
+"""`sotto demo`'s engine room: a simulated board speaks a scripted conversation to the
+full host pipeline, over a paced pty, with the speaker's echo leaking into its mic.
+
+The simulated user speaks each utterance, then waits until the agent's reply is over
+(the board reported its speaker drained and the turn was recorded) before speaking
+the next one, except on a barge-in turn: there it starts the next utterance
+`barge_in_after_ms` after the reply began, talking over the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from sotto.errors import SottoError
+from sotto.pipeline import LoadedEngines, Pipeline, PipelineOptions, load_engines, make_recognizer, peak_rss_mb
+from sotto.voice import events as ev
+from sotto.voice.events import TraceEvent
+from sotto.voice.phases import Phase
+
+DEMO_FIELDS = ("turn", "user", "final_transcript", "reply", "state", "first_byte_ms", "first_answer_ms",
+               "total_turn_ms", "barge_in_ms", "interrupted", "degraded", "degrade_actions")
+
+
+DEMO_SPEAKER_BUFFER = 131072
+
+
+class DemoError(SottoError):
+    code = "demo"
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    pipeline: PipelineOptions = field(default_factory=PipelineOptions)
+    script: str | None = None  # a memory-script JSON; None: the built-in conversation
+    baud: int = 921600
+    session_id: str | None = None
+    database: Path | None = None  # None: the user's store (sotto.paths.database_path())
+    echo_gain: float = 0.3  # the speaker leaks into the mic, as on a real kiosk
+    echo_delay_s: float = 0.03
+    # The board's speaker ring in PCM16 bytes. An ESP32-S3 with PSRAM holds a whole reply
+    # (128 KB ~ 3 s at 22050 Hz), so the host can send ahead at line rate and finish early.
+    speaker_buffer: int | None = DEMO_SPEAKER_BUFFER
+    think_s: float = 0.3  # the simulated user's pause after a reply before speaking again
+    turn_timeout_s: float = 60.0
+    trace_folder: Path | None = None
+    started_at: float | None = None  # time.monotonic() at process start, for ready_ms
+
+
+@dataclass
+class DemoResult:
+    turns: list[dict[str, Any]]
+    summary: dict[str, Any]
+    usage: dict[str, Any]
+    details: dict[str, Any]
+
+
+Emit = Callable[[str, dict[str, Any]], None]  # ("status" | "turn", payload)
+
+
+class _Watcher:
+    """Trace sink: turn records and reply starts, as asyncio-awaitable counts."""
+
+    def __init__(self) -> None:
+        self.completed: list[dict[str, Any]] = []
+        self.speech_started: list[int] = []
+        self.changed = asyncio.Event()
+        self.events: list[TraceEvent] = []
+
+    def __call__(self, event: TraceEvent) -> None:
+        if event.type == ev.TURN_COMPLETED:
+            self.completed.append(dict(event.data))
+            self.changed.set()
+        elif event.type == ev.AGENT_SPEECH_STARTED and event.turn_id is not None:
+            self.speech_started.append(event.turn_id)
+            self.changed.set()
+        if event.type in (ev.FINAL_TRANSCRIPT, ev.BARGE_IN, ev.DEGRADE, ev.SESSION_CLOSED):
+            self.events.append(event)
+
+    async def until(self, condition: Callable[[], bool], timeout_s: float, what: str, check: Callable[[], None]) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not condition():
+            check()
+            self.changed.clear()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DemoError(f"timed out after {timeout_s:g} s waiting for {what}")
+            try:
+                await asyncio.wait_for(self.changed.wait(), min(left, 0.5))
+            except asyncio.TimeoutError:
+                pass
+
+
+def _p(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return round(ordered[0], 1)
+    k = (len(ordered) - 1) * q / 100.0
+    lo = int(k)
+    hi = min(lo + 1, len(ordered) - 1)
+    return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo), 1)
+
+
+def summarize(turns: list[dict[str, Any]], *, asr: str, llm: str, tts: str) -> dict[str, Any]:
+    def values(key: str) -> list[float]:
+        return [float(t[key]) for t in turns if t.get(key) is not None]
+
+    return {
+        "summary": True,
+        "turns": len(turns),
+        "first_byte_ms_p50": _p(values("first_byte_ms"), 50),
+        "first_byte_ms_p95": _p(values("first_byte_ms"), 95),
+        "first_answer_ms_p50": _p(values("first_answer_ms"), 50),
+        "total_turn_ms_p50": _p(values("total_turn_ms"), 50),
+        "barge_in_ms_p95": _p(values("barge_in_ms"), 95),
+        "asr": asr,
+        "llm": llm,
+        "tts": tts,
+    }
+
+
+async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines | None = None) -> DemoResult:
+    """The whole demo; `emit` gets status lines and each finished turn (in order)."""
+    from sotto.demo.script import load_demo_script, synthesize_utterances
+    from sotto.link.board_link import BoardLink, LinkOptions
+    from sotto.memory.diff import diff_states
+    from sotto.memory.state import SessionState
+    from sotto.memory.store import Store
+    from sotto.sim import SimulatedBoard
+
+    started = options.started_at if options.started_at is not None else time.monotonic()
+    script = load_demo_script(options.script)
+    if engines is None:
+        emit("status", {"step": "loading models"})
+        engines = await asyncio.to_thread(load_engines, options.pipeline)
+    emit("status", {"step": "models loaded", "llm": engines.llm_file, "tts": engines.tts_name, "load_ms": engines.load_ms})
+    utterances, made = await asyncio.to_thread(synthesize_utterances, script, engines.tts)
+    recognizer, asr_label = make_recognizer(
+        script.lang, asr_model=options.pipeline.asr_model, transcripts=[t.user for t in script.turns],
+        durations_s=[u.duration_s for u in utterances],
+    )
+    emit("status", {"step": "speech recognition", "asr": asr_label, "utterances_synthesised": made})
+    store = Store(options.database) if options.database is not None else Store()
+    session_id = options.session_id or time.strftime("demo-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
+    pipeline = Pipeline(engines, store, lang=script.lang)
+    board = SimulatedBoard(baud=options.baud, echo_gain=options.echo_gain, echo_delay_s=options.echo_delay_s)
+    if options.speaker_buffer is not None:
+        board.profile["speaker_buffer"] = int(options.speaker_buffer)
+    watcher = _Watcher()
+    turn_lines: list[dict[str, Any]] = []
+    details: dict[str, Any] = {"session": session_id, "baud": options.baud, "load_ms": engines.load_ms}
+    link: BoardLink | None = None
+    session_task: asyncio.Task[Any] | None = None
+    try:
+        board.start()
+        link = BoardLink(board.port_path, LinkOptions(baud=options.baud))
+        await link.open()
+        details["formats"] = link.choice.describe() if link.choice is not None else ""
+        session, responder = pipeline.session(link, recognizer, session_id=session_id, sinks=(watcher,),
+                                              trace_folder=options.trace_folder)
+        session_task = asyncio.create_task(session.run(), name="sotto-demo-session")
+
+        def check() -> None:
+            board.check_alive()
+            if session_task is not None and session_task.done():
+                exc = session_task.exception()
+                raise DemoError(f"the voice session ended early: {exc or session.usage.close_reason}")
+
+        while session.phase != Phase.LISTENING:
+            check()
+            await asyncio.sleep(0.005)
+        details["ready_ms"] = round((time.monotonic() - started) * 1000.0, 1)
+        emit("status", {"step": "listening", "ready_ms": details["ready_ms"], "session": session_id,
+                        "formats": details["formats"]})
+
+        previous_state = SessionState(session_id=session_id)
+        emitted = 0
+
+        async def emit_finished() -> None:
+            nonlocal emitted, previous_state
+            while emitted < len(watcher.completed):
+                record = watcher.completed[emitted]
+                outcome = responder.result(int(record["turn"]))
+                state = None
+                if not outcome.cancelled():  # cancelled: the turn was talked over before it started
+                    try:
+                        result = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(outcome)),
+                                                        options.turn_timeout_s)
+                        state = result.state
+                    except asyncio.CancelledError:
+                        if not outcome.cancelled():
+                            raise
+                    except (asyncio.TimeoutError, SottoError):
+                        pass
+                if state is None:
+                    state = store.ensure_session(session_id)
+                line = {k: record.get(k) for k in DEMO_FIELDS}
+                line["state"] = state.to_dict()
+                turn_lines.append(line)
+                emitted += 1
+                changes = [c.describe() for c in diff_states(previous_state, state)]
+                previous_state = state
+                emit("turn", {**line, "_changes": changes, "_stop_reason": record.get("stop_reason"),
+                              "_spoken_prefix": record.get("spoken_prefix")})
+
+        index = 0
+        while index < len(script.turns):
+            turn = script.turns[index]
+            utterance = utterances[index]
+            board.play_utterance(utterance.pcm, rate=utterance.sample_rate, label=f"turn {index + 1}")
+            if turn.barge_in_after_ms is not None:
+                starts = len(watcher.speech_started)
+                await watcher.until(lambda: len(watcher.speech_started) > starts, options.turn_timeout_s,
+                                    f"the reply to turn {index + 1}", check)
+                await asyncio.sleep(turn.barge_in_after_ms / 1000.0)
+                nxt = utterances[index + 1]
+                board.play_utterance(nxt.pcm, rate=nxt.sample_rate, label=f"turn {index + 2} (talks over the reply)")
+                index += 1
+            want = index + 1
+            await watcher.until(lambda: len(watcher.completed) >= want, options.turn_timeout_s,
+                                f"the reply to turn {index + 1}", check)
+            await emit_finished()
+            index += 1
+            if index < len(script.turns):
+                await asyncio.sleep(options.think_s)
+        # The last turn's state patch, then the board leaves: the session ends "completed".
+        await asyncio.wrap_future(responder.idle())
+        await link.close()
+        usage = await asyncio.wait_for(session_task, 30.0)
+        await emit_finished()
+        details["usage"] = usage.summary()
+        details["responder_ms"] = responder.timings
+        details["state_patches_skipped"] = responder.patches_skipped
+        details["tts_ms"] = [round(t.synth_ms) for t in getattr(engines.tts, "timings", [])][-20:]
+        details["peak_rss_mb"] = round(peak_rss_mb(), 1)
+        details["barge_ins"] = usage.barge_ins
+        details["board"] = {k: v for k, v in board.stats.items() if isinstance(v, (int, float))}
+        summary = summarize(turn_lines, asr=asr_label, llm=engines.llm_file, tts=engines.tts_name)
+        return DemoResult(turn_lines, summary, usage.summary(), details)
+    finally:
+        if session_task is not None and not session_task.done():
+            session_task.cancel()
+            await asyncio.wait({session_task})
+        if link is not None:
+            await link.close()
+        board.close()
+        pipeline.close()
+        store.close()
+
+
+def medians(results: list[DemoResult]) -> dict[str, float | None]:
+    """Across several demo runs: the median of each summary figure."""
+    keys = ("first_byte_ms_p50", "first_byte_ms_p95", "first_answer_ms_p50", "total_turn_ms_p50", "barge_in_ms_p95")
+    out: dict[str, float | None] = {}
+    for key in keys:
+        vals = [float(r.summary[key]) for r in results if r.summary.get(key) is not None]
+        out[key] = round(statistics.median(vals), 1) if vals else None
+    return out

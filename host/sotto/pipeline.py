@@ -1,0 +1,189 @@
+"""The composition root: the one place that builds engines, agent, responder and harness.
+
+    engines = load_engines(PipelineOptions())                  # LLM + Piper, loaded side by side
+    recognizer, asr_label = make_recognizer("en", transcripts=[...])
+    pipeline = Pipeline(engines, Store())
+    session = pipeline.session(port, recognizer, session_id="kitchen")
+    usage = await session.run()
+
+Speech out streams: the agent yields reply sentences as the model writes them, the
+harness synthesises each with Piper on a worker thread, resamples it to the board's
+speaker rate and sends it in pieces within the board's credits (the link encodes it in
+the negotiated wire format), so the first sentence plays while the next is written.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+import sotto  # noqa: F401  (offline environment before any engine import)
+from sotto.engines.base import LanguageModel, Recognizer, SpeechSynthesizer
+from sotto.errors import ModelNotFound
+from sotto.voice.agent_responder import AgentVoiceResponder
+from sotto.voice.harness import VoiceConfig, VoiceSession
+from sotto.voice.trace import TraceSink
+
+if TYPE_CHECKING:
+    from sotto.memory.store import Store
+    from sotto.voice.ports import BoardPort
+
+REPLAY_ENDPOINT_MS = 650.0
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    model: str | None = None  # GGUF path or name (default: resolution order, the embedded SmolLM2)
+    voice: str | None = None  # Piper .onnx path or name (default: joe)
+    asr_model: str | None = None  # Vosk model folder or name
+    lang: str = "en"
+    n_ctx: int = 2048
+    llm_threads: int | None = None  # default: default_llm_threads()
+    tts_threads: int | None = None
+
+
+@dataclass
+class LoadedEngines:
+    llm: LanguageModel
+    tts: SpeechSynthesizer
+    llm_file: str  # e.g. SmolLM2-135M-Instruct.Q4_1.gguf
+    tts_name: str  # e.g. en_US-joe-medium
+    load_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _load_llm(options: PipelineOptions) -> tuple[LanguageModel, str, float]:
+    from sotto.engines import llm
+    from sotto.models.resolve import resolve_llm
+
+    started = time.perf_counter()
+    resolved = resolve_llm(options.model)
+    model = llm.load(resolved.path, n_ctx=options.n_ctx, n_threads=options.llm_threads or default_llm_threads())
+    return model, resolved.path.name, (time.perf_counter() - started) * 1000.0
+
+
+def _load_tts(options: PipelineOptions) -> tuple[SpeechSynthesizer, str, float]:
+    from sotto.engines import tts
+    from sotto.models.resolve import resolve_voice
+
+    started = time.perf_counter()
+    resolved = resolve_voice(options.voice, lang=options.lang)
+    voice = tts.load(resolved.path, threads=options.tts_threads)
+    return voice, voice.name, (time.perf_counter() - started) * 1000.0
+
+
+def default_llm_threads(cores: int | None = None) -> int:
+    """One llama.cpp thread on a 2-core host: Piper, the link and the event loop need the
+    other core, and llama.cpp's threads spin on barriers, so when one is descheduled all
+    of them wait (measured here under load: the state patch took 4-5 s with 1 thread,
+    12-44 s with 2). Bigger hosts leave two cores free."""
+    n = cores if cores is not None else cpu_count()
+    return 1 if n <= 2 else min(8, n - 2)
+
+
+def load_engines(options: PipelineOptions) -> LoadedEngines:
+    """Load the language model and the voice side by side (start-up is on the 5 s budget)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="sotto-load") as pool:
+        llm_future = pool.submit(_load_llm, options)
+        tts_future = pool.submit(_load_tts, options)
+        model, llm_file, llm_ms = llm_future.result()
+        voice, tts_name, tts_ms = tts_future.result()
+    return LoadedEngines(model, voice, llm_file, tts_name, {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1)})
+
+
+def vosk_available(lang: str, asr_model: str | None = None) -> bool:
+    from sotto.models.resolve import resolve_vosk
+
+    try:
+        resolve_vosk(lang, asr_model)
+    except ModelNotFound:
+        if asr_model is not None:
+            raise  # an explicit model that is missing is an error, not a fallback
+        return False
+    return True
+
+
+def make_recognizer(
+    lang: str,
+    *,
+    asr_model: str | None = None,
+    transcripts: Sequence[str] | None = None,
+    durations_s: Sequence[float] | None = None,
+    sample_rate: int = 16000,
+) -> tuple[Recognizer, str]:
+    """Vosk when a model for `lang` is installed (or given); else, for a scripted
+    conversation, transcript replay, labelled as such. Returns (recognizer, label)."""
+    from sotto.models.resolve import resolve_vosk
+
+    try:
+        resolved = resolve_vosk(lang, asr_model)
+    except ModelNotFound:
+        if asr_model is not None or transcripts is None:
+            raise
+        from sotto.engines.replay_asr import TranscriptReplayRecognizer
+
+        from sotto.engines.replay_asr import ReplayConfig
+
+        # Endpoint like Vosk's (600 ms): a comma pause in synthesised speech can reach ~470 ms.
+        replay = TranscriptReplayRecognizer(list(transcripts), sample_rate=sample_rate, durations_s=durations_s,
+                                            config=ReplayConfig(endpoint_silence_ms=REPLAY_ENDPOINT_MS))
+        return replay, f"transcript-replay (no Vosk model for {lang} installed)"
+    from sotto.engines import asr
+
+    recognizer = asr.load(resolved.path, lang=lang, sample_rate=sample_rate)
+    return recognizer, f"vosk {resolved.name}"
+
+
+def default_voice_config() -> VoiceConfig:
+    return VoiceConfig()
+
+
+class Pipeline:
+    """Engines + working memory, ready to serve sessions on any `BoardPort`."""
+
+    def __init__(self, engines: LoadedEngines, store: "Store", *, lang: str = "en",
+                 voice_config: VoiceConfig | None = None) -> None:
+        from sotto.agent import Agent
+
+        self.engines = engines
+        self.store = store
+        self.lang = lang
+        self.agent = Agent(engines.llm, store)
+        self.voice_config = voice_config or default_voice_config()
+        self.responders: list[AgentVoiceResponder] = []
+
+    def session(
+        self,
+        port: "BoardPort",
+        recognizer: Recognizer,
+        *,
+        session_id: str,
+        sinks: tuple[TraceSink, ...] = (),
+        trace_folder: Path | None = None,
+    ) -> tuple[VoiceSession, AgentVoiceResponder]:
+        responder = AgentVoiceResponder(self.agent, session_id, lang=self.lang)
+        self.responders.append(responder)
+        session = VoiceSession(
+            port, recognizer, responder, self.engines.tts, session_id=session_id, config=self.voice_config,
+            sinks=sinks, trace_folder=trace_folder,
+        )
+        return session, responder
+
+    def close(self) -> None:
+        for responder in self.responders:
+            responder.close()
+        self.responders.clear()
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory (Linux ru_maxrss is in KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def cpu_count() -> int:
+    return os.cpu_count() or 1
