@@ -230,3 +230,16 @@ def test_state_command_shows_history_and_rolls_back(store: Store, capsys: pytest
     assert "four" in json.loads(out[-1])["current_task"]
     assert store.history("s")[-1].source == "user-edit"
     assert main(["state", "nope"]) != 0
+
+
+def test_llm_load_reports_missing_and_invalid_models(tmp_path: Path) -> None:
+    from sotto.engines import llm
+    from sotto.errors import ModelLoadFailed, ModelNotFound
+
+    with pytest.raises(ModelNotFound):
+        llm.load(tmp_path / "missing.gguf")
+    bogus = tmp_path / "bogus.gguf"
+    bogus.write_bytes(b"not a gguf file at all")
+    with pytest.raises(ModelLoadFailed):
+        llm.load(bogus)
+    assert llm.default_threads() >= 1
