@@ -243,3 +243,29 @@ def test_llm_load_reports_missing_and_invalid_models(tmp_path: Path) -> None:
     with pytest.raises(ModelLoadFailed):
         llm.load(bogus)
     assert llm.default_threads() >= 1
+
+
+def test_model_patch_is_skipped_when_the_user_already_spoke_again(store: Store) -> None:
+    import threading
+
+    model = FakeLanguageModel(replies=["Sure, at six."])
+    agent = Agent(model, store)
+    first = agent.start_turn("s", "Remind me to water the plants at six.")
+    list(first.sentences())
+    second_started = threading.Event()
+
+    def next_turn() -> None:
+        second_started.set()
+        agent.run_turn("s", "And feed the cat.")
+
+    t = threading.Thread(target=next_turn)
+    t.start()
+    second_started.wait(5)
+    for _ in range(100):
+        if agent.turn_waiting():
+            break
+        time.sleep(0.01)
+    result = first.finish()
+    t.join(10)
+    assert result.model_update_ms == 0.0 and store.traces("s", kind="state_update_skipped")
+    assert len(model.complete_calls) == 1  # only the second turn's patch ran

@@ -228,3 +228,11 @@ def test_rules_more_general_corrections_and_cancels() -> None:
     assert "三点" not in z.memory_text() and "四点" in z.memory_text()
     z = run_rules(z, "算了，不要笔记本了。")
     assert "笔记本" not in z.memory_text()
+
+
+def test_rules_from_to_and_instead_suffix() -> None:
+    s = run_rules(SessionState(session_id="s"), "Reserve the court for Monday at 6 pm.")
+    s = run_rules(s, "Can you change the reservation from 6 pm to 7 pm?")
+    assert "6 pm" not in s.memory_text() and "Monday at 7 pm" in s.memory_text()
+    s = run_rules(s, "Let's do Tuesday instead.")
+    assert "Monday" not in s.memory_text() and "Tuesday at 7 pm" in s.memory_text()

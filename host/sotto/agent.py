@@ -102,6 +102,8 @@ class Agent:
         # llama.cpp is not thread-safe and one session's turns must not interleave.
         self._model_lock = threading.Lock()  # released by whichever thread finishes the turn
         self._first_sentence_ema: float | None = None
+        self._waiting_turns = 0  # turns blocked in start_turn behind the current one
+        self._waiting_lock = threading.Lock()
 
     @property
     def llm_name(self) -> str:
@@ -112,7 +114,13 @@ class Agent:
 
     def start_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None) -> "Turn":
         words = " ".join(words.split())[:MAX_WORDS_CHARS]
-        self._model_lock.acquire()  # released by Turn.finish()
+        with self._waiting_lock:
+            self._waiting_turns += 1
+        try:
+            self._model_lock.acquire()  # released by Turn.finish()
+        finally:
+            with self._waiting_lock:
+                self._waiting_turns -= 1
         try:
             before = self.store.ensure_session(session_id)
             number = turn if turn is not None else self.store.last_turn(session_id) + 1
@@ -130,6 +138,10 @@ class Agent:
         except BaseException:
             self._model_lock.release()
             raise
+
+    def turn_waiting(self) -> bool:
+        with self._waiting_lock:
+            return self._waiting_turns > 0
 
     def acknowledgement(self, lang: str) -> Acknowledgement:
         expected = self._first_sentence_ema if self._first_sentence_ema is not None else 0.0
@@ -206,6 +218,11 @@ class Turn:
         if self.model_update is not None:
             return
         self.report.wait_for_model()  # a reply stream past its deadline may still be stopping
+        if self.agent.turn_waiting():
+            # The user already spoke again: their next answer matters more than this
+            # patch; the rules' state (committed) stands for this turn.
+            self.agent.store.append_trace(self.session_id, {"type": "state_update_skipped", "turn": self.number})
+            return
         update = self.agent.monologue.model_update(self.state, self.words, self.rules.rules)
         self.model_update = update
         if update.changes:

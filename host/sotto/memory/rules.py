@@ -44,6 +44,10 @@ _ZH_QUESTION = re.compile(r"(?:吗|什么|几|哪|多少|谁|怎么|来着|是�
 # Corrections. Each yields (old, new) spans of the sentence; `new` is refined later.
 _NO_PUNCT = r"[^,.;!?，。；！？]"
 _EN_CORRECTIONS = [
+    re.compile(
+        rf"\b(?:change|switch|update|move|push|reschedule|bump|shift)\b{_NO_PUNCT}*?\bfrom\s+(?P<old>{_NO_PUNCT}+?)\s+(?:to|until)\s+(?P<new>{_NO_PUNCT}+)",
+        re.I,
+    ),
     re.compile(rf"\b(?:change|switch|update|move)\s+(?:it\s+from\s+|the\s+|my\s+)?(?P<old>{_NO_PUNCT}+?)\s+(?:to|into)\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\breplace\s+(?:the\s+|my\s+)?(?P<old>{_NO_PUNCT}+?)\s+with\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\binstead of\s+(?P<old>{_NO_PUNCT}+?)\s*,\s*(?P<new>{_NO_PUNCT}+)", re.I),
@@ -61,6 +65,7 @@ _EN_RETARGET = re.compile(
     r"\b(?:(?:make|change|move|switch|push|reschedule|set|bump)\s+(?:it|that|this)(?:\s+(?:back|up|forward))?(?:\s+(?:to|for|until))?|i meant|let's say|let's do)\s+(?P<new>[^,.;!?]+)",
     re.I,
 )
+_EN_RETARGET_SUFFIX = re.compile(r"(?P<new>[^,.;!?]+?)\s+instead\s*[.!]?$", re.I)
 _ZH_RETARGET = re.compile(rf"(?:改成|换成|改为|改到|推迟到|提前到)(?P<new>{_NO_PUNCT}+)")
 
 _EN_NAME = re.compile(r"\b(?i:my name is|call me|this is)\s+(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})")
@@ -200,6 +205,8 @@ def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tup
         break
     if not any(found for _, _, found in out):
         retarget = (_ZH_RETARGET if lang == "zh" else _EN_RETARGET).search(body)
+        if retarget is None and lang == "en":
+            retarget = _EN_RETARGET_SUFFIX.search(body)
         if retarget:
             target = retarget.group("new")
             for kind in ENTITY_KINDS:
