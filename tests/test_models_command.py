@@ -132,3 +132,17 @@ def test_fetch_command_errors_are_clear(isolated: Path, capsys: pytest.CaptureFi
         assert "UNVERIFIED" in capsys.readouterr().err
     assert main(["models", "fetch", "no-such", "--manifest", str(manifest)]) == 1
     assert "error[model_not_found]" in capsys.readouterr().err
+
+
+def test_list_includes_a_configured_model(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = isolated / "mine.gguf"
+    mine.write_bytes(b"GGUF")
+    assert main(["models", "list", "--json", "--no-measure", "--llm", str(mine)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()][:-1]
+    chosen = [r for r in rows if r["kind"] == "llm" and r["default"]]
+    assert [r["path"] for r in chosen] == [str(mine)] and chosen[0]["source"] == "path"
+
+
+def test_list_with_a_missing_configured_model_fails_clearly(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models", "list", "--no-measure", "--llm", str(isolated / "none.gguf")]) == 1
+    assert "error[model_not_found]" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sotto.errors import ModelNotFound
+from sotto.models.resolve import ResolvedModel
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,13 +23,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     speed = listing.add_mutually_exclusive_group()
     speed.add_argument("--measure", action="store_true", help="measure again even when a cached figure exists")
     speed.add_argument("--no-measure", action="store_true", help="only list; show cached figures if any")
+    listing.add_argument("--llm", default=None, help="also check this GGUF (path or name) as the configured LLM")
+    listing.add_argument("--voice", default=None, help="also check this Piper voice (path or name) as the configured voice")
     fetch = sub.add_parser("fetch", help="download a model from models/manifest.json into models/")
     fetch.add_argument("name", help="manifest name, e.g. vosk-model-small-en-us-0.15")
     fetch.add_argument("--dest", type=Path, default=None, help="folder to unpack into (default: models/)")
     fetch.add_argument("--allow-unverified", action="store_true", help="download files that have no sha256 in the manifest")
     fetch.add_argument("--force", action="store_true", help="download again even if the model is present")
     fetch.add_argument("--manifest", type=Path, default=None, help=argparse.SUPPRESS)
-    parser.set_defaults(action="list", json=False, measure=False, no_measure=False)
+    parser.set_defaults(action="list", json=False, measure=False, no_measure=False, llm=None, voice=None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,26 +43,31 @@ def run(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ list
 
 
-def _default_choices() -> dict[str, Path]:
+def _configured(llm: str | None, voice: str | None) -> dict[str, ResolvedModel]:
+    """The models a run would use: the given ones (errors propagate), else the resolution defaults."""
     from sotto.models.resolve import resolve_llm, resolve_voice
 
-    chosen: dict[str, Path] = {}
-    for kind, resolver in (("llm", lambda: resolve_llm()), ("tts", lambda: resolve_voice(lang="en"))):
+    chosen: dict[str, ResolvedModel] = {}
+    for kind, resolver, spec in (("llm", resolve_llm, llm), ("tts", lambda s: resolve_voice(s, lang=None if s else "en"), voice)):
         try:
-            chosen[kind] = resolver().path
+            chosen[kind] = resolver(spec)
         except ModelNotFound:
-            pass
+            if spec is not None:
+                raise  # the user named it: say it is missing
     return chosen
 
 
-def collect(*, measure: bool, force: bool) -> tuple[list[dict[str, Any]], list[str]]:
-    """Rows for every model found, and the budget warnings."""
+def collect(*, measure: bool, force: bool, llm: str | None = None, voice: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows for every model found (plus the configured ones), and the budget warnings."""
     from sotto.models.resolve import find_models
     from sotto.models.speed import SpeedCache, budget_warnings, estimate_first_answer_ms, speed_of
 
+    configured = _configured(llm, voice)
     models = find_models()
+    known = {m.path for m in models}
+    models += [m for m in configured.values() if m.path not in known]
     cache = SpeedCache()
-    chosen = _default_choices()
+    chosen = {kind: model.path for kind, model in configured.items()}
     reports = {}
     for model in models:
         reports[model.path] = speed_of(model, cache, force=force) if measure else cache.get(model)
@@ -103,7 +111,7 @@ def _fetchable() -> list[str]:
 
 
 def _list(args: argparse.Namespace) -> int:
-    rows, warnings = collect(measure=not args.no_measure, force=args.measure)
+    rows, warnings = collect(measure=not args.no_measure, force=args.measure, llm=args.llm, voice=args.voice)
     fetchable = _fetchable()
     if args.json:
         for row in rows:
