@@ -1,0 +1,120 @@
+"""`sotto demo` over the real simulated board and host link, with fake engines (quick)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sotto.demo.runner import DEMO_FIELDS, DemoOptions, run_demo
+from sotto.demo.script import load_demo_script
+from sotto.errors import ConfigError
+from fakes_pipeline import fake_engines
+
+SUMMARY_FIELDS = {"summary", "turns", "first_byte_ms_p50", "first_byte_ms_p95", "first_answer_ms_p50",
+                  "total_turn_ms_p50", "barge_in_ms_p95", "asr", "llm", "tts"}
+
+
+def short_script(tmp_path: Path) -> Path:
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps({
+        "name": "short", "lang": "en",
+        "turns": [
+            {"user": "My name is Maya and the reminder is at 6 pm."},
+            {"user": "Tell me all about growing basil indoors please.", "barge_in_after_ms": 200},
+            {"user": "Sorry, not 6 pm, make it 7 pm."},
+        ]}), encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SOTTO_HOME", str(tmp_path / "home"))
+    return tmp_path
+
+
+def run(options: DemoOptions) -> tuple[Any, list[dict[str, Any]]]:
+    seen: list[dict[str, Any]] = []
+
+    def emit(kind: str, payload: dict[str, Any]) -> None:
+        if kind == "turn":
+            seen.append(payload)
+
+    # A long reply, so the simulated user can talk over it.
+    engines = fake_engines(replies=("Basil likes a sunny window and water when the soil is dry on top. "
+                                    "Pinch the tips often so it grows bushy and keeps its leaves.",))
+    result = asyncio.run(run_demo(options, emit, engines=engines))
+    return result, seen
+
+
+def test_demo_speaks_the_script_with_a_barge_in_and_reports_each_turn(home: Path) -> None:
+    options = DemoOptions(script=str(short_script(home)), database=home / "demo.db", trace_folder=home,
+                          echo_gain=0.0, think_s=0.1, turn_timeout_s=30.0)
+    result, seen = run(options)
+    assert [list(t) for t in result.turns] == [list(DEMO_FIELDS)] * 3
+    assert [t["turn"] for t in result.turns] == [1, 2, 3]
+    assert [t["final_transcript"] for t in result.turns] == [s.user for s in load_demo_script(options.script).turns]
+    first, talked_over, correction = result.turns
+    assert not first["interrupted"] and first["reply"] and first["total_turn_ms"] is not None
+    assert talked_over["interrupted"] and talked_over["barge_in_ms"] is not None and talked_over["reply"] == ""
+    assert not correction["interrupted"]
+    # The state is updated from the final words: the correction replaced the old time.
+    state_text = json.dumps(correction["state"])
+    assert "Maya" in state_text and "7 pm" in state_text and "6 pm" not in state_text
+    assert set(result.summary) == SUMMARY_FIELDS and result.summary["turns"] == 3
+    assert result.summary["asr"] == "transcript-replay (no Vosk model for en installed)"
+    assert result.summary["llm"] == "fake-llm.gguf" and result.summary["tts"] == "fake-speech-tts"
+    assert result.usage["status"] == "completed"
+    assert result.details["barge_ins"] == 1
+    assert len(seen) == 3 and any("Maya" in c for c in seen[0]["_changes"])
+
+
+def test_user_utterances_are_synthesised_once_and_cached(home: Path) -> None:
+    from sotto.demo.script import synthesize_utterances
+    from fakes_pipeline import FakeSpeechTTS
+
+    script = load_demo_script(short_script(home))
+    tts = FakeSpeechTTS()
+    first, made = synthesize_utterances(script, tts)
+    again, made_again = synthesize_utterances(script, tts)
+    assert made == 3 and made_again == 0 and len(tts.texts) == 3
+    assert [u.pcm for u in first] == [u.pcm for u in again]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{", "not valid JSON"),
+    ('{"turns": []}', "non-empty"),
+    ('{"turns": [{"user": ""}]}', "turn 1"),
+    ('{"turns": [{"user": "hi", "barge_in_after_ms": 100}]}', "last turn"),
+    ('{"turns": [{"user": "hi", "barge_in_after_ms": "soon"}, {"user": "x"}]}', "barge_in_after_ms"),
+])
+def test_bad_scripts_are_clear_errors(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_demo_script(path)
+
+
+def test_builtin_script_has_a_correction_and_a_barge_in() -> None:
+    script = load_demo_script()
+    assert script.barge_in_turns
+    data = json.loads(Path(script.source).read_text(encoding="utf-8"))
+    assert any(t.get("forget") for t in data["turns"])
+
+
+def test_missing_script_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such script"):
+        load_demo_script(tmp_path / "nope.json")
+
+
+@pytest.mark.xfail(strict=True, reason="known: on the pty sim the echo gate does not find the speaker echo "
+                   "(echo_rms ~0.2 of the frame), so the agent's own voice barges in; see the integration notes")
+def test_the_agents_own_echo_never_barges_in(home: Path) -> None:
+    options = DemoOptions(script=str(short_script(home)), database=home / "demo.db", trace_folder=home,
+                          echo_gain=0.3, think_s=0.1, turn_timeout_s=30.0)
+    result, _ = run(options)
+    assert result.details["barge_ins"] == 1  # only the scripted talk-over
+    assert not result.turns[0]["interrupted"] and not result.turns[2]["interrupted"]
