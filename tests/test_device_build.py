@@ -1,5 +1,7 @@
-"""Every firmware file compiles with mpy-cross for both boards, and device/ type-checks
-against the ESP32-S3 and RP2040 MicroPython stubs (installed by tools/setup)."""
+"""Every firmware file compiles with mpy-cross for both boards and with plain `mpy-cross
+FILE` (no -march: the project checklist and the pre-submit hook run exactly that), and
+device/ type-checks against the ESP32-S3 and RP2040 MicroPython stubs (installed by
+tools/setup)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,33 @@ def test_every_device_file_compiles_with_mpy_cross(arch: str, tmp_path: Path) ->
         if result.returncode != 0 or not out.exists():
             failures.append(f"{src.relative_to(ROOT)}: {result.stderr.strip()}")
     assert not failures, "\n".join(failures)
+
+
+def compile_without_arch(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / "mpy-cross"), "-o", str(out), str(src)], capture_output=True, text=True, timeout=120)
+
+
+def test_every_device_file_compiles_with_plain_mpy_cross(tmp_path: Path) -> None:
+    """No -march: a @micropython.native/viper decorator in a file fails here ("invalid
+    arch"); the hot loops are compiled at import by the board instead (sotto_fw.compat)."""
+    assert (BIN / "mpy-cross").exists(), "mpy-cross is not installed: run tools/setup"
+    failures = []
+    for src in DEVICE_FILES:
+        out = tmp_path / (src.stem + ".mpy")
+        result = compile_without_arch(src, out)
+        if result.returncode != 0 or not out.exists():
+            failures.append(f"{src.relative_to(ROOT)}: {result.stderr.strip()}")
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("decorator", ["native", "viper"])
+def test_plain_mpy_cross_rejects_a_native_decorator(decorator: str, tmp_path: Path) -> None:
+    """Why the test above matters: plain mpy-cross has no arch for machine code."""
+    src = tmp_path / "loop.py"
+    src.write_text(f"import micropython\n\n@micropython.{decorator}\ndef f(n: int) -> int:\n    return n + 1\n")
+    result = compile_without_arch(src, tmp_path / "loop.mpy")
+    assert result.returncode != 0
+    assert "invalid arch" in result.stderr + result.stdout
 
 
 def test_mpy_cross_rejects_broken_code(tmp_path: Path) -> None:

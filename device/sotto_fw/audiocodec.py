@@ -11,7 +11,7 @@
 # reset() at a stream start); the decoder restarts from each block's header.
 
 from sotto_fw import wire
-from sotto_fw.compat import const, micropython
+from sotto_fw.compat import const, native_or_bytecode
 
 PCM16 = wire.FMT_PCM16
 MULAW = wire.FMT_MULAW
@@ -95,7 +95,13 @@ def bytes_per_second(fmt, rate, frame_ms=20):
     return encoded_size(fmt, samples) * 1000 // frame_ms
 
 
-@micropython.native
+# The per-sample loops, as source compiled at import (sotto_fw.compat): @micropython.native
+# machine code on the board, plain bytecode on CPython or a port without a native
+# emitter. One text for both, so the host tests run exactly what the board runs. They
+# use only their arguments (tables are passed in) because they get a namespace of
+# their own.
+
+_MULAW_ENCODE_SOURCE = """\
 def _mulaw_encode(src, n, dst, doff, lut):
     o = doff
     i = 0
@@ -117,9 +123,11 @@ def _mulaw_encode(src, n, dst, doff, lut):
         o += 1
         i += 2
     return o - doff
+"""
+_mulaw_encode = native_or_bytecode(_MULAW_ENCODE_SOURCE, "_mulaw_encode")
 
 
-@micropython.native
+_MULAW_DECODE_SOURCE = """\
 def _mulaw_decode(src, soff, n, dst, table):
     o = 0
     i = soff
@@ -131,9 +139,11 @@ def _mulaw_decode(src, soff, n, dst, table):
         o += 2
         i += 1
     return o
+"""
+_mulaw_decode = native_or_bytecode(_MULAW_DECODE_SOURCE, "_mulaw_decode")
 
 
-@micropython.native
+_ADPCM_ENCODE_SOURCE = """\
 def _adpcm_encode(src, n, dst, doff, pred, index, steps, deltas):
     # Returns the new state packed as (index << 16) | (pred & 0xFFFF).
     o = doff
@@ -195,9 +205,11 @@ def _adpcm_encode(src, n, dst, doff, pred, index, steps, deltas):
             hi = True
         k += 1
     return (index << 16) | (pred & 0xFFFF)
+"""
+_adpcm_encode = native_or_bytecode(_ADPCM_ENCODE_SOURCE, "_adpcm_encode")
 
 
-@micropython.native
+_ADPCM_DECODE_SOURCE = """\
 def _adpcm_decode(src, soff, n, dst, pred, index, steps, deltas):
     o = 0
     i = soff
@@ -233,6 +245,8 @@ def _adpcm_decode(src, soff, n, dst, pred, index, steps, deltas):
             dst[o + 1] = v >> 8
             o += 2
     return (index << 16) | (pred & 0xFFFF)
+"""
+_adpcm_decode = native_or_bytecode(_ADPCM_DECODE_SOURCE, "_adpcm_decode")
 
 
 def _signed16(v):

@@ -3,9 +3,9 @@
 
 import time
 
-# MicroPython's compiler recognises `@micropython.native` by its spelling, so modules
-# write `from sotto_fw.compat import micropython` and decorate with it; on CPython the
-# name is a stand-in module whose decorator does nothing.
+# `micropython` (const, kbd_intr) for the other modules: the real module on the board, a
+# stand-in on CPython. Not for @micropython.native/viper decorators in module source:
+# see compile_accelerated below.
 try:
     import micropython
 
@@ -76,3 +76,45 @@ class SystemClock:
 
     def ticks_diff(self, a, b):
         return ticks_diff(a, b)
+
+
+# ------------------------------------------------------------------ machine-code loops
+#
+# A `@micropython.native` / `@micropython.viper` decorator in a module's source makes
+# `mpy-cross FILE.py` fail without -march ("invalid arch"), and every firmware file must
+# compile that way. So the few hot loops are kept as source strings and compiled at
+# import time by the interpreter's own compiler, which knows the board's arch. The
+# board still gets machine code; a port without a native emitter (or too little RAM to
+# compile one) silently gets bytecode instead.
+
+ACCELERATED = []  # names compiled to machine code by compile_accelerated on this interpreter
+
+
+def compile_function(source, name):
+    """The function `name` defined by `source`, as bytecode: one plain `def`, no decorator,
+    using only its arguments and builtins (it gets a namespace of its own)."""
+    namespace = {}
+    exec(source, namespace)
+    return namespace[name]
+
+
+def compile_accelerated(source, name, emitter):
+    """`name` from `source` compiled with @micropython.<emitter> ("native" or "viper").
+
+    None on CPython, or when this port cannot (no native emitter, too little RAM): the
+    caller then keeps a bytecode version.
+    """
+    if not MICROPYTHON:
+        return None
+    try:
+        fn = compile_function("@micropython." + emitter + "\n" + source, name)
+    except Exception:  # SyntaxError "invalid micropython decorator" without an emitter, MemoryError
+        return None
+    ACCELERATED.append(name)
+    return fn
+
+
+def native_or_bytecode(source, name):
+    """`name` from `source` as @micropython.native code where the port can, else bytecode."""
+    fast = compile_accelerated(source, name, "native")
+    return compile_function(source, name) if fast is None else fast

@@ -1,16 +1,20 @@
 # A cheap energy voice-activity detector for EV_VAD_START / EV_VAD_END. It tracks the
 # noise floor and calls speech when a frame is well above it for a few frames.
 
-from sotto_fw.compat import const, micropython
+from sotto_fw.compat import const
 
 VAD_NONE = const(0)
 VAD_START = const(1)
 VAD_END = const(2)
 
 
-@micropython.native
 def mean_abs(pcm, n):
-    """Mean |sample| of PCM16 pcm[:n], looking at every 4th sample (cheap enough per frame)."""
+    """Mean |sample| of PCM16 pcm[:n], looking at every 4th sample.
+
+    Plain bytecode, not native: reading a quarter of the samples with a few operations
+    each is a small part of a frame's work next to the codec loops, which touch every
+    sample (those are the ones compiled to native code).
+    """
     total = 0
     count = 0
     i = 0

@@ -8,18 +8,12 @@
 # numbers run per direction and wrap at 65536; the receiver counts gaps as lost frames.
 #
 # Written in the subset both interpreters run: no dataclasses, no annotations that
-# MicroPython rejects, struct/binascii only. Buffers are allocated once per
-# encoder/decoder so the board's audio loop does not allocate per frame.
+# MicroPython rejects, struct/binascii and sotto_fw.compat only. Buffers are allocated
+# once per encoder/decoder so the board's audio loop does not allocate per frame.
 
 import struct
 
-try:
-    from micropython import const  # pyright: ignore[reportAssignmentType]
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
+from sotto_fw.compat import compile_accelerated, const
 
 try:
     from binascii import crc32 as _crc32
@@ -207,68 +201,62 @@ def cobs_decode_into(src, n, dst):
 # On MicroPython the COBS loops run as viper code: the Python versions above step
 # from zero byte to zero byte, which is fast on CPython (bytearray.find is C) but far
 # too slow on a microcontroller for audio with many zero bytes (quiet PCM16). Both
-# produce the same bytes (tests/mpy/wire_vectors_check.py compares them).
-_cobs_encode_viper = None
-_cobs_decode_viper = None
+# produce the same bytes (tests/mpy/wire_vectors_check.py compares them). The viper
+# loops are source compiled at import by the board's own compiler (sotto_fw.compat):
+# a decorator in this file would stop `mpy-cross wire.py` without -march. None on
+# CPython and on a port without a native emitter: the Python versions run there.
 
-try:
-    import micropython  # pyright: ignore[reportMissingImports]
-
-    _MICROPYTHON = True
-except ImportError:  # CPython
-    _MICROPYTHON = False
-
-if _MICROPYTHON:
-
-    @micropython.viper
-    def _cobs_encode_v(src: ptr8, n: int, dst: ptr8) -> int:
-        code_pos = 0
-        o = 1
-        code = 1
-        i = 0
-        while i < n:
-            b = src[i]
-            if b == 0:
+_COBS_ENCODE_VIPER_SOURCE = """\
+def _cobs_encode_v(src: ptr8, n: int, dst: ptr8) -> int:
+    code_pos = 0
+    o = 1
+    code = 1
+    i = 0
+    while i < n:
+        b = src[i]
+        if b == 0:
+            dst[code_pos] = code
+            code_pos = o
+            o += 1
+            code = 1
+        else:
+            dst[o] = b
+            o += 1
+            code += 1
+            if code == 255:
                 dst[code_pos] = code
                 code_pos = o
                 o += 1
                 code = 1
-            else:
-                dst[o] = b
-                o += 1
-                code += 1
-                if code == 255:
-                    dst[code_pos] = code
-                    code_pos = o
-                    o += 1
-                    code = 1
-            i += 1
-        dst[code_pos] = code
-        return o
+        i += 1
+    dst[code_pos] = code
+    return o
+"""
 
-    @micropython.viper
-    def _cobs_decode_v(src: ptr8, n: int, dst: ptr8) -> int:
-        i = 0
-        o = 0
-        while i < n:
-            code = src[i]
-            if code == 0:
-                return -1
+_COBS_DECODE_VIPER_SOURCE = """\
+def _cobs_decode_v(src: ptr8, n: int, dst: ptr8) -> int:
+    i = 0
+    o = 0
+    while i < n:
+        code = src[i]
+        if code == 0:
+            return -1
+        i += 1
+        end = i + code - 1
+        if end > n:
+            return -1
+        while i < end:
+            dst[o] = src[i]
+            o += 1
             i += 1
-            end = i + code - 1
-            if end > n:
-                return -1
-            while i < end:
-                dst[o] = src[i]
-                o += 1
-                i += 1
-            if code != 255 and i < n:
-                dst[o] = 0
-                o += 1
-        return o
+        if code != 255 and i < n:
+            dst[o] = 0
+            o += 1
+    return o
+"""
 
-    _cobs_encode_viper = _cobs_encode_v
-    _cobs_decode_viper = _cobs_decode_v
+_cobs_encode_viper = compile_accelerated(_COBS_ENCODE_VIPER_SOURCE, "_cobs_encode_v", "viper")
+_cobs_decode_viper = compile_accelerated(_COBS_DECODE_VIPER_SOURCE, "_cobs_decode_v", "viper")
 
 
 # ---------------------------------------------------------------------------- encoder

@@ -10,7 +10,7 @@ import sys
 from board_harness import BoardHarness, pcm_ramp
 from mpycheck import check, equal, hexs, run, summary, unhex
 
-from sotto_fw import audiocodec, wire
+from sotto_fw import audiocodec, compat, wire
 from sotto_fw.credits import CreditGranter
 from sotto_fw.ring import RingBuffer
 
@@ -31,6 +31,74 @@ def codec_vectors():
             out = bytearray(audiocodec.decoded_bytes(fmt, k))
             m = dec.decode_into(buf, 0, k, out)
             equal(hexs(out[:m]), frame["decoded"], "decode " + name)
+
+
+_CODEC_LOOPS = (
+    ("_mulaw_encode", audiocodec._MULAW_ENCODE_SOURCE),
+    ("_mulaw_decode", audiocodec._MULAW_DECODE_SOURCE),
+    ("_adpcm_encode", audiocodec._ADPCM_ENCODE_SOURCE),
+    ("_adpcm_decode", audiocodec._ADPCM_DECODE_SOURCE),
+)
+
+
+def native_codec_loops_match_bytecode():
+    """On MicroPython the codec loops are native code (the unix port has an x64 emitter):
+    each must give the same bytes and state as the same source compiled to bytecode."""
+    for name, _ in _CODEC_LOOPS:
+        if compat.MICROPYTHON:
+            check(name in compat.ACCELERATED, name + " compiled as native code", compat.ACCELERATED)
+        else:
+            check(name not in compat.ACCELERATED, name + " is bytecode on CPython")
+    fast = dict((name, getattr(audiocodec, name)) for name, _ in _CODEC_LOOPS)
+    plain = dict((name, compat.compile_function(source, name)) for name, source in _CODEC_LOOPS)
+    if compat.MICROPYTHON:
+        for name, _ in _CODEC_LOOPS:
+            check(fast[name] is not plain[name], name + " fast and plain are two functions")
+    steps, deltas = audiocodec._STEPS, audiocodec._INDEX_DELTA
+    x = 987654321
+    for case in range(60):
+        samples = 1 + (case * 29) % 400  # odd and even counts: ADPCM pads odd ones
+        amplitude = (1, 300, 8000, 32768)[case % 4]
+        pcm = bytearray(2 * samples)
+        for i in range(samples):
+            x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+            v = ((x >> 8) % (2 * amplitude)) - amplitude
+            if case % 5 == 0 and i % 7 == 0:
+                v = (-32768, 32767, 0)[i % 3]  # the extremes and silence
+            v &= 0xFFFF
+            pcm[2 * i] = v & 0xFF
+            pcm[2 * i + 1] = v >> 8
+        n = len(pcm)
+        pred = (x % 65536) - 32768 if case % 3 else 0
+        index = case % 89
+        outs = []
+        for fns in (fast, plain):
+            mu = bytearray(samples + 3)
+            k = fns["_mulaw_encode"](pcm, n, mu, 3, audiocodec._EXP_LUT)
+            mu_pcm = bytearray(2 * k)
+            m = fns["_mulaw_decode"](mu, 3, k, mu_pcm, audiocodec._MULAW_DECODE)
+            adpcm = bytearray(2 + (samples + 1) // 2)
+            enc_state = fns["_adpcm_encode"](pcm, n, adpcm, 2, pred, index, steps, deltas)
+            ad_pcm = bytearray(4 * (len(adpcm) - 2))
+            dec_state = fns["_adpcm_decode"](adpcm, 2, len(adpcm) - 2, ad_pcm, pred, index, steps, deltas)
+            outs.append((k, bytes(mu), m, bytes(mu_pcm), enc_state, bytes(adpcm), dec_state, bytes(ad_pcm)))
+        if not equal(outs[0], outs[1], "native codec loops match bytecode case %d" % case):
+            break
+
+
+def failed_acceleration_falls_back():
+    """A decorator the port rejects (as a port without a native emitter rejects native)
+    gives None, and native_or_bytecode still returns a working function."""
+    source = "def _twice(v):\n    return 2 * v\n"
+    equal(compat.compile_accelerated(source, "_twice", "no_such_emitter"), None, "rejected emitter gives None")
+    check("_twice" not in compat.ACCELERATED, "a rejected function is not listed as accelerated")
+    equal(compat.native_or_bytecode(source, "_twice")(21), 42, "native_or_bytecode works")
+    equal(compat.compile_function(source, "_twice")(4), 8, "bytecode compile works")
+    try:
+        compat.compile_function("def _broken(:\n", "_broken")
+        check(False, "a syntax error in bytecode source raises")
+    except SyntaxError:
+        pass
 
 
 def ring_buffer():
@@ -365,8 +433,9 @@ def allocation_in_the_audio_loop():
     check(frames > 0, "mic frames produced while measuring")
 
 
-for fn in (codec_vectors, ring_buffer, credits, handshake, ping_and_commands, button, playback_and_stop,
-           stop_of_an_unknown_stream, credits_bound_what_the_ring_holds, mulaw_and_adpcm_downlink, bench,
-           garbage_on_the_line, host_absent, allocation_in_the_audio_loop):
+for fn in (codec_vectors, native_codec_loops_match_bytecode, failed_acceleration_falls_back, ring_buffer, credits,
+           handshake, ping_and_commands, button, playback_and_stop, stop_of_an_unknown_stream,
+           credits_bound_what_the_ring_holds, mulaw_and_adpcm_downlink, bench, garbage_on_the_line, host_absent,
+           allocation_in_the_audio_loop):
     run(fn)
 sys.exit(1 if summary() else 0)
