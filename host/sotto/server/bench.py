@@ -49,18 +49,19 @@ def script_for(name: str, turns: int) -> list[str]:
 
 
 async def run_client(url: str, name: str, session_id: str, turns: int, names: list[str], token: str | None,
-                     timeout_s: float) -> ClientReport:
+                     timeout_s: float, script: list[str] | None = None) -> ClientReport:
     from websockets.asyncio.client import connect
 
     report = ClientReport(name, session_id)
     headers = {"Authorization": f"Bearer {token}"} if token else None
     try:
         async with connect(f"{url}/ws/{session_id}", additional_headers=headers, max_size=16 * 1024 * 1024) as ws:
-            script = script_for(name, turns)
+            conversation = script is not None
+            script = script if script is not None else script_for(name, turns)
             for index, text in enumerate(script):
-                last = index == len(script) - 1
+                last = index == len(script) - 1 and not conversation
                 sent = time.monotonic()
-                await ws.send(json.dumps({"type": "text", "text": text, "state": last}))
+                await ws.send(json.dumps({"type": "text", "text": text, "state": last or conversation}))
                 for _ in range(10):  # an ack or two, then the reply (bounded)
                     message = json.loads(await asyncio.wait_for(ws.recv(), timeout_s))
                     if message.get("type") == "ack":
@@ -71,7 +72,11 @@ async def run_client(url: str, name: str, session_id: str, turns: int, names: li
                     report.errors.append(f"turn {index + 1}: {message.get('code')}: {message.get('message')}")
                     continue
                 report.reply_ms.append((time.monotonic() - sent) * 1000.0)
-                report.turns.append(message)
+                audio_s = _audio_seconds(message.get("audio"))
+                report.turns.append({**message, "user": text, "audio_s": audio_s})
+                if conversation and audio_s:
+                    # A person hears the reply out before speaking again (as in the demo).
+                    await asyncio.sleep(min(audio_s, 10.0))
                 if last:
                     seen = json.dumps(message.get("state") or {}) + " " + str(message.get("reply") or "")
                     report.remembered = name in seen
@@ -79,6 +84,17 @@ async def run_client(url: str, name: str, session_id: str, turns: int, names: li
     except Exception as exc:  # noqa: BLE001 - a failed client is a counted error, the bench goes on
         report.errors.append(f"{type(exc).__name__}: {exc}")
     return report
+
+
+def _audio_seconds(audio: Any) -> float | None:
+    if not isinstance(audio, str):
+        return None
+    import base64
+    import io
+    import wave
+
+    with wave.open(io.BytesIO(base64.b64decode(audio)), "rb") as wav:
+        return round(wav.getnframes() / wav.getframerate(), 2)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -120,13 +136,29 @@ def summarize(reports: list[ClientReport], turns: int, wall_s: float) -> dict[st
     }
 
 
-async def bench(url: str, clients: int, turns: int, token: str | None = None, timeout_s: float = 120.0) -> dict[str, Any]:
+async def bench(url: str, clients: int, turns: int, token: str | None = None, timeout_s: float = 120.0,
+                script: list[str] | None = None) -> tuple[dict[str, Any], list[ClientReport]]:
     tag = uuid.uuid4().hex[:6]
     names = [NAMES[i % len(NAMES)] + ("" if i < len(NAMES) else chr(ord("A") + i // len(NAMES))) for i in range(clients)]
     started = time.monotonic()
-    reports = await asyncio.gather(*(run_client(url, name, f"bench-{tag}-{i}", turns, names, token, timeout_s)
+    reports = await asyncio.gather(*(run_client(url, name, f"bench-{tag}-{i}", turns, names, token, timeout_s, script)
                                      for i, name in enumerate(names)))
-    return summarize(list(reports), turns, time.monotonic() - started)
+    summary = summarize(list(reports), len(script) if script else turns, time.monotonic() - started)
+    if script is not None:
+        summary["names_remembered"] = None  # a fixed conversation: no per-client names to check
+    return summary, list(reports)
+
+
+def load_conversation(path: Path) -> list[str]:
+    """The user turns of a demo conversation / memory script ({"turns": [{"user": ...}, ...]})."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        turns = [str(t["user"]) for t in data["turns"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"cannot read a conversation from {path}: {exc}") from exc
+    if not turns:
+        raise ConfigError(f"{path} has no turns")
+    return turns
 
 
 # ---------------------------------------------------------------------- command line
@@ -139,6 +171,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--turns", type=int, default=3, help="turns per client (default 3: name, a fact, 'what is my name?')")
     p.add_argument("--url", help="a running server, e.g. ws://127.0.0.1:8765 (default: start one on loopback)")
     p.add_argument("--token", help="access token for --url")
+    p.add_argument("--conversation", type=Path, metavar="FILE",
+                   help="every client speaks this conversation's user turns (e.g. host/sotto/demo/conversation_en.json); "
+                        "prints one JSON line per turn of the first client, then the summary")
     p.add_argument("--json", action="store_true",
                    help="one JSON object: clients, turns, errors, first_answer_ms_p50, first_answer_ms_p95, "
                         "degraded_turns, plus over_budget_not_degraded, cross_session_leaks and details")
@@ -150,7 +185,17 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--clients must be 1..64")
     if not 1 <= args.turns <= 20:
         raise ConfigError("--turns must be 1..20")
-    result = asyncio.run(_run(args))
+    script = load_conversation(args.conversation) if args.conversation else None
+    result, reports = asyncio.run(_run(args, script))
+    if script is not None and reports:
+        for index, turn in enumerate(reports[0].turns, 1):
+            line = {"turn": index, "user": turn.get("user"), "reply": turn.get("reply"), "state": turn.get("state"),
+                    "first_answer_ms": turn.get("first_answer_ms"), "total_ms": turn.get("total_ms"),
+                    "audio_s": turn.get("audio_s"), "degraded": turn.get("degraded"),
+                    "degrade_actions": turn.get("degrade_actions"), "reply_source": turn.get("reply_source"),
+                    "errors": turn.get("errors", [])}
+            print(json.dumps(line) if args.json else f"{index}. {line['user']!r} -> {line['reply']!r} "
+                  f"({line['first_answer_ms']} ms, {line['reply_source']}, degraded={line['degraded']})")
     if args.json:
         print(json.dumps(result))
     else:
@@ -159,9 +204,9 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result["errors"] == 0 and result["cross_session_leaks"] == 0 else 1
 
 
-async def _run(args: argparse.Namespace) -> dict[str, Any]:
+async def _run(args: argparse.Namespace, script: list[str] | None) -> tuple[dict[str, Any], list[ClientReport]]:
     if args.url:
-        return await bench(args.url.rstrip("/"), args.clients, args.turns, args.token)
+        return await bench(args.url.rstrip("/"), args.clients, args.turns, args.token, script=script)
     from sotto.engines.config import EngineConfig
     from sotto.server.app import ServeOptions
     from sotto.server.build import build_server, load_engines
@@ -175,8 +220,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         await server.start()
         print(f"sotto bench serve: built-in server on {server.url} ({engines.labels(config)})", file=sys.stderr)
         try:
-            result = await bench(server.url, args.clients, args.turns)
+            result, reports = await bench(server.url, args.clients, args.turns, script=script)
         finally:
             await server.close()
     result.update({"server": "built-in", **engines.labels(config)})
-    return result
+    return result, reports

@@ -34,6 +34,7 @@ class FairWorker:
         self._cond = threading.Condition()
         self._closed = False
         self.busy_session: str | None = None
+        self.busy_since: float | None = None  # monotonic start of the running job
         self.served: list[str] = []  # session ids in the order their jobs ran (bounded; tests read it)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -84,6 +85,7 @@ class FairWorker:
             if not job.future.set_running_or_notify_cancel():
                 continue  # cancelled while it waited
             self.busy_session = job.session_id
+            self.busy_since = time.monotonic()
             self.served.append(job.session_id)
             del self.served[:-1000]
             try:
@@ -92,6 +94,7 @@ class FairWorker:
                 job.future.set_exception(exc)
             finally:
                 self.busy_session = None
+                self.busy_since = None
 
     def close(self, timeout_s: float = 5.0) -> None:
         with self._cond:

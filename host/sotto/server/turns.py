@@ -169,16 +169,21 @@ class TurnService:
         self._last_model_job: dict[str, concurrent.futures.Future[Any]] = {}
 
     def expected_model_wait_ms(self) -> float:
-        """How long a turn submitted now would wait for the model, from the queue and recent turns."""
-        ahead = self.model_worker.pending() + (1 if self.model_worker.busy_session is not None else 0)
-        return ahead * self.model_turn_ms
+        """How long a turn submitted now would wait for the model: what is left of the running
+        job plus one average job per queued turn."""
+        worker = self.model_worker
+        since = worker.busy_since
+        running_left = 0.0
+        if since is not None:
+            running_left = max(0.0, self.model_turn_ms - (time.monotonic() - since) * 1000.0)
+        return running_left + worker.pending() * self.model_turn_ms
 
     def _should_defer(self) -> bool:
         if self.memory_agent is None or not self.budgets.ladder.enabled:
             return False
-        # Answer from memory when waiting for the model would take the turn past the point
-        # where the ladder would shorten it anyway.
-        return self.expected_model_wait_ms() + self.model_turn_ms > self.budgets.ladder.shorten_after_ms
+        # Answer from memory when the model could not even start before the acknowledgement
+        # is due: queued behind other turns, the answer would be late for its budget anyway.
+        return self.expected_model_wait_ms() > self.budgets.ladder.ack_after_ms
 
     async def prepare(self) -> None:
         """Synthesise the acknowledgements once, so the ladder never waits for TTS."""
