@@ -236,3 +236,12 @@ def test_rules_from_to_and_instead_suffix() -> None:
     assert "6 pm" not in s.memory_text() and "Monday at 7 pm" in s.memory_text()
     s = run_rules(s, "Let's do Tuesday instead.")
     assert "Monday" not in s.memory_text() and "Tuesday at 7 pm" in s.memory_text()
+
+
+def test_requests_phrased_as_questions_are_kept() -> None:
+    s = run_rules(SessionState(session_id="s"), "能帮我订两张周六去上海的火车票吗？")
+    assert "上海" in s.memory_text()
+    s = run_rules(s, "Could you also book a taxi to the station at 7 am?")
+    assert "taxi" in s.memory_text()
+    before = s.memory_text()
+    assert run_rules(s, "车票是几点的来着？").memory_text() == before

@@ -152,9 +152,15 @@ def _latest_entity(state: SessionState, kind: str, exclude: str) -> str | None:
     return None
 
 
+_ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
+_ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
+
+
 def is_question(sentence: str, lang: str) -> bool:
     s = sentence.strip()
     if lang == "zh":
+        if _ZH_REQUEST.match(strip_fillers(s)) and not _ZH_WH.search(s):
+            return False  # "能帮我订两张票吗？" asks for something: its words are kept
         return _ZH_QUESTION.search(s) is not None
     if s.endswith("?"):
         return not _EN_REQUEST_QUESTION.match(strip_fillers(s)) or _EN_RECALL.search(s) is not None
@@ -250,7 +256,11 @@ def extract(words: str, state: SessionState, *, lang: str | None = None) -> Rule
         unapplied_old = [o for o, _, _ in corrections]
         result.retired += unapplied_old
         body = strip_fillers(_remove_spans(sentence, unapplied_old))
-        body = body.strip(" ,，.。!！")
+        # "Could you also book a taxi?" keeps "book a taxi"; "能帮我订票吗？" keeps "订票".
+        body = re.sub(r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?(?:also\s+)?|please\s+)", "", body, flags=re.I)
+        if lang == "zh" and _ZH_REQUEST.match(body):
+            body = re.sub(r"吗?[？?]?$", "", _ZH_REQUEST.sub("", body))
+        body = body.strip(" ,，.。!！?？")
         if len(body) < 2:
             continue
         cancel = (_ZH_CANCEL if lang == "zh" else _EN_CANCEL).match(body)
