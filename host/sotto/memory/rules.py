@@ -259,7 +259,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None) -> Rule
         # "Could you also book a taxi?" keeps "book a taxi"; "能帮我订票吗？" keeps "订票".
         body = re.sub(r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?(?:also\s+)?|please\s+)", "", body, flags=re.I)
         if lang == "zh" and _ZH_REQUEST.match(body):
-            body = re.sub(r"吗?[？?]?$", "", _ZH_REQUEST.sub("", body))
+            body = re.sub(r"吗?[？?]?$", "", _ZH_REQUEST.sub("", _ZH_REQUEST.sub("", body)))
         body = body.strip(" ,，.。!！?？")
         if len(body) < 2:
             continue
