@@ -1,0 +1,121 @@
+"""`sotto run --port URL [--text]`: serve a real board (or `sotto sim`'s port) with the full pipeline.
+
+Speech recognition is Vosk for `--lang` (a model must be installed, or given with
+--asr-model). With `--text`, lines typed on the terminal are turns too (and the only
+turns when no Vosk model fits the language): typed while the board speaks, a line
+interrupts the reply like speech does. Ctrl+C closes the session (status cancelled).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from sotto.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sotto.link.board_link import BoardLink
+    from sotto.pipeline import PipelineOptions
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", required=True, metavar="URL",
+                        help="the board: a device path (/dev/ttyACM0) or any pyserial URL")
+    parser.add_argument("--baud", type=int, default=921600, help="UART line rate (default 921600)")
+    parser.add_argument("--text", action="store_true", help="also take turns typed on the terminal")
+    parser.add_argument("--lang", default="en", help="conversation language (default en)")
+    parser.add_argument("--session", metavar="ID", help="session id (default: the board's, a new one per run)")
+    parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
+    parser.add_argument("--voice", metavar="ONNX", help="a Piper voice .onnx (default: resolution order for --lang)")
+    parser.add_argument("--asr-model", metavar="DIR", help="a Vosk model folder")
+    parser.add_argument("--threads", type=int, help="llama.cpp threads (default: 1 on a 2-core host)")
+    parser.add_argument("--json", action="store_true", help="each finished turn as a JSON line on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from sotto.pipeline import PipelineOptions
+
+    if args.baud < 1200 or args.baud > 12_000_000:
+        raise ConfigError("--baud must be between 1200 and 12000000")
+    options = PipelineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, lang=args.lang,
+                              llm_threads=args.threads)
+    try:
+        asyncio.run(_serve(args, options))
+    except KeyboardInterrupt:
+        pass  # the session already closed as cancelled
+    return 0
+
+
+def _print_turn(args: argparse.Namespace, record: dict[str, Any]) -> None:
+    if args.json:
+        print(json.dumps(record, ensure_ascii=False), flush=True)
+        return
+    reply = record.get("reply") or (f"(interrupted after: {record.get('spoken_prefix') or ''})" if record.get("interrupted") else "")
+    timing = ", ".join(f"{k[:-3]} {record[k]:.0f} ms" for k in ("first_byte_ms", "first_answer_ms", "total_turn_ms",
+                                                                 "barge_in_ms") if record.get(k) is not None)
+    print(f"you:   {record.get('user')}\nagent: {reply}\n       [{timing}]", file=sys.stderr, flush=True)
+
+
+async def _serve(args: argparse.Namespace, options: "PipelineOptions") -> None:
+    from sotto.link.board_link import BoardLink, LinkOptions
+
+    # The port first: a wrong port or a silent board is reported before seconds of model loading.
+    link = BoardLink(args.port, LinkOptions(baud=args.baud))
+    print(f"sotto run: waiting for the board on {args.port} ...", file=sys.stderr, flush=True)
+    await link.open()
+    try:
+        await _serve_link(args, options, link)
+    finally:
+        await link.close()
+
+
+async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link: "BoardLink") -> None:
+    from sotto.errors import ModelNotFound
+    from sotto.memory.store import Store
+    from sotto.pipeline import Pipeline, load_engines, make_recognizer
+    from sotto.pipeline_text import TypedTurnsRecognizer, read_lines_forever
+    from sotto.voice import events as ev
+    from sotto.voice.events import TraceEvent
+
+    engines = await asyncio.to_thread(load_engines, options)
+    inner = None
+    asr_label = "none (typed turns only)"
+    try:
+        inner, asr_label = await asyncio.to_thread(make_recognizer, args.lang, asr_model=args.asr_model)
+    except ModelNotFound as exc:
+        if not args.text:
+            raise ConfigError(f"{exc}; no speech recognition for {args.lang!r}",
+                              hint="install a Vosk model (sotto models fetch ...), pass --asr-model, or use --text") from None
+    recognizer = TypedTurnsRecognizer(inner) if args.text else inner
+    assert recognizer is not None
+    print(f"sotto run: llm {engines.llm_file}, tts {engines.tts_name}, asr {asr_label}", file=sys.stderr, flush=True)
+    store = Store()
+    pipeline = Pipeline(engines, store, lang=args.lang)
+    stop_reading = threading.Event()
+    try:
+        session_id = args.session or f"{link.board_name}-{time.strftime('%Y%m%d-%H%M%S')}".replace("/", "_")
+        session_id = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in session_id)[:100]
+
+        def on_event(event: TraceEvent) -> None:
+            if event.type == ev.TURN_COMPLETED:
+                _print_turn(args, dict(event.data))
+
+        session, _responder = pipeline.session(link, recognizer, session_id=session_id, sinks=(on_event,))
+        print(f"sotto run: session {session_id}; {link.choice.describe() if link.choice else ''}",
+              file=sys.stderr, flush=True)
+        if isinstance(recognizer, TypedTurnsRecognizer):
+            threading.Thread(target=read_lines_forever, args=(sys.stdin, recognizer.type_line, stop_reading),
+                             daemon=True, name="sotto-typed-turns").start()
+            print("sotto run: type a line and press Enter to speak to the agent; Ctrl+C to stop", file=sys.stderr,
+                  flush=True)
+        usage = await session.run()
+        print(json.dumps(usage.summary(), ensure_ascii=False), file=sys.stderr, flush=True)
+    finally:
+        stop_reading.set()
+        pipeline.close()
+        store.close()
