@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from fakes_models import FakeModelServer
 
+import sotto.models.speed as speed_module
 from sotto.cli import main
 from sotto.models.resolve import ResolvedModel
 from sotto.models.speed import (
@@ -60,7 +61,7 @@ def test_speed_cache_is_keyed_by_file_size_and_mtime(isolated: Path, monkeypatch
         calls.append(path)
         return _llm_report(500.0, 70.0)
 
-    monkeypatch.setitem(__import__("sotto.models.speed", fromlist=["MEASURERS"]).MEASURERS, "llm", fake_measure)
+    monkeypatch.setitem(speed_module.MEASURERS, "llm", fake_measure)
     speed_of(model, SpeedCache())
     speed_of(model, SpeedCache())  # a new cache object reads the file written by the first
     assert len(calls) == 1
