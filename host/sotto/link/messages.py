@@ -8,7 +8,7 @@ and `from_payload()`, and `decode_message()` turns a received frame into one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Union
+from typing import Callable, ClassVar, Union
 
 from sotto_fw import wire
 
@@ -253,19 +253,22 @@ class Command:
 
 Message = Union[Hello, Welcome, AudioUp, AudioDown, Credit, Stop, Playback, Event, Ping, Pong, Log, Error, Bench, Command]
 
-MESSAGE_TYPES: dict[int, type] = {
-    cls.TYPE: cls
-    for cls in (Hello, Welcome, AudioUp, AudioDown, Credit, Stop, Playback, Event, Ping, Pong, Log, Error, Bench, Command)
-}
+MESSAGE_CLASSES: tuple[type[Message], ...] = (
+    Hello, Welcome, AudioUp, AudioDown, Credit, Stop, Playback, Event, Ping, Pong, Log, Error, Bench, Command,
+)
+
+# type code -> parser of that type's payload
+_PARSERS: dict[int, Callable[[bytes | memoryview], Message]] = {cls.TYPE: cls.from_payload for cls in MESSAGE_CLASSES}
+MESSAGE_TYPES: dict[int, type[Message]] = {cls.TYPE: cls for cls in MESSAGE_CLASSES}
 
 
 def decode_message(mtype: int, payload: bytes | memoryview) -> Message:
     """Build the typed message for a received frame; MessageError if it does not parse."""
-    cls = MESSAGE_TYPES.get(mtype)
-    if cls is None:
+    parse = _PARSERS.get(mtype)
+    if parse is None:
         raise MessageError(f"unknown message type {mtype}")
     try:
-        return cls.from_payload(payload)  # type: ignore[no-any-return]
+        return parse(payload)
     except (ValueError, TypeError, UnicodeError) as exc:
         raise MessageError(f"malformed {wire.TYPE_NAMES.get(mtype, mtype)} payload: {exc}") from exc
 
