@@ -178,6 +178,11 @@ class SottoServer:
         await self._server.serve_forever()
 
     async def close(self) -> None:
+        for session in list(self.registry.sessions.values()):
+            closer = getattr(session.bridge, "close", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    await closer()
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
@@ -328,6 +333,10 @@ class SottoServer:
             await self._send_error(connection, "binary_unsupported", "this server takes JSON text messages only")
             return
         if session.bridge is None:
+            lang = self.options.lang
+            if self.recognizers is None or not self.recognizers.available(lang):
+                await self._send_error(connection, "no_asr_model", self._no_model_text(lang))
+                return
             session.bridge = self.board_bridges(session.session_id)
         await session.bridge.attach(connection)
         await session.bridge.receive(data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,4 +60,26 @@ def build_server(
     # Same store, no model: answers from the working memory when the model queue is too long.
     memory_agent = Agent(None, store, config=AgentConfig(model_update="off", reply_mode="composed"))
     service = TurnService(agent, engines.tts, budgets=budgets, memory_agent=memory_agent)
-    return SottoServer(service, engines.recognizers, options)
+    return SottoServer(service, engines.recognizers, options,
+                       board_bridges=board_bridge_factory(agent, engines.tts, engines.recognizers, options.lang))
+
+
+def board_bridge_factory(agent: Any, tts: SpeechSynthesizer, recognizers: Any, lang: str) -> Any:
+    """Wi-Fi boards (binary wire frames): BoardLink over the WebSocket + the voice harness,
+    exactly as `sotto run` serves a serial board."""
+    from sotto.server.wsboard import WebSocketBoardBridge
+    from sotto.voice.agent_responder import AgentVoiceResponder
+    from sotto.voice.harness import VoiceSession
+
+    def make(session_id: str) -> WebSocketBoardBridge:
+        responder = AgentVoiceResponder(agent, session_id, lang=lang)
+
+        def make_session(link: Any) -> VoiceSession:
+            return VoiceSession(link, recognizers.make(lang), responder, tts, session_id=session_id)
+
+        def close_responder() -> None:  # joins its worker thread: not on the event loop
+            threading.Thread(target=responder.close, name="sotto-responder-close", daemon=True).start()
+
+        return WebSocketBoardBridge(session_id, make_session, on_close=close_responder)
+
+    return make
