@@ -373,3 +373,29 @@ def test_long_model_queue_answers_from_memory_and_records_defer(tmp_path: Path) 
     assert "defer" in reply["degrade_actions"]
     assert "Zelda" in json.dumps(reply["state"]) and "Zelda" in reply["reply"]
     assert first[-1]["type"] == "reply"
+
+
+@pytest.mark.slow
+def test_korean_audio_through_the_real_vosk_model(tmp_path: Path) -> None:
+    """The only Vosk model installed is Korean: espeak-ng Korean speech in, a transcript
+    and a reply with audio out."""
+    import shutil
+    import subprocess
+
+    from sotto.engines.config import EngineConfig
+
+    espeak = shutil.which("espeak-ng")
+    if espeak is None:
+        pytest.fail("espeak-ng is required (tools/setup installs it)")
+    wav = tmp_path / "ko.wav"
+    subprocess.run([espeak, "-v", "ko", "-w", str(wav), "안녕하세요 저는 학생입니다"], check=True, capture_output=True, timeout=30)
+    audio = base64.b64encode(wav.read_bytes()).decode()
+
+    async def body(server: SottoServer) -> list[dict[str, Any]]:
+        async with connect(f"{server.url}/ws/korean") as ws:
+            return await exchange(ws, {"type": "audio", "audio": audio, "lang": "ko"})
+
+    reply = run(tmp_path, body, recognizers=EngineConfig().recognizers())[-1]
+    assert reply["type"] == "reply", reply
+    assert reply["transcript"] and any("\uac00" <= ch <= "\ud7a3" for ch in reply["transcript"])  # Hangul
+    assert reply["asr_ms"] > 0 and wav_seconds(reply["audio"]) > 0.1

@@ -49,7 +49,7 @@ class WyomingConnection:
                 f"{what} at {address.label} unreachable: {exc}", hint="is the Wyoming server running?"
             ) from exc
         self._sock.settimeout(read_timeout_s)
-        self._file: BinaryIO = self._sock.makefile("rwb")
+        self._file: BinaryIO = self._sock.makefile("rwb")  # type: ignore[assignment]  # a buffered socket file
 
     def __enter__(self) -> "WyomingConnection":
         return self

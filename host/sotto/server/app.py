@@ -164,7 +164,7 @@ class SottoServer:
             )
         except OSError as exc:
             raise ServeError(f"cannot listen on {self.options.host}:{self.options.port}: {exc.strerror or exc}") from exc
-        sockets = list(self._server.sockets)
+        sockets = list(self._server.sockets) if self._server is not None else []
         if sockets:
             self.port = int(sockets[0].getsockname()[1])
 

@@ -62,6 +62,7 @@ async def run_client(url: str, name: str, session_id: str, turns: int, names: li
                 last = index == len(script) - 1 and not conversation
                 sent = time.monotonic()
                 await ws.send(json.dumps({"type": "text", "text": text, "state": last or conversation}))
+                message: dict[str, Any] = {}
                 for _ in range(10):  # an ack or two, then the reply (bounded)
                     message = json.loads(await asyncio.wait_for(ws.recv(), timeout_s))
                     if message.get("type") == "ack":

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -189,7 +190,7 @@ class TurnService:
         """Synthesise the acknowledgements once, so the ladder never waits for TTS."""
         for text in DEFAULT_ACKS:
             try:
-                audio = await asyncio.wrap_future(self.tts_worker.submit("_startup", lambda t=text: self._synthesize(t)))
+                audio = await asyncio.wrap_future(self.tts_worker.submit("_startup", functools.partial(self._synthesize, text)))
             except SottoError:
                 audio = (b"", self.tts.sample_rate)  # TTS down at start-up: text-only acknowledgements
             self.acks.append(Phrase(text, audio[0], audio[1]))
