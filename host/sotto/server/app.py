@@ -114,6 +114,9 @@ class SessionRegistry:
                     raise TooManySessions(f"all {self.max_sessions} sessions are in use")
                 oldest = min(idle, key=lambda s: s.last_seen)
                 del self.sessions[oldest.session_id]
+                closer = getattr(oldest.bridge, "close", None)
+                if closer is not None:  # a Wi-Fi board gone for good: stop its link and voice session
+                    asyncio.get_running_loop().create_task(closer())
             session = ServeSession(session_id)
             self.sessions[session_id] = session
         session.connections += 1
