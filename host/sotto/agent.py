@@ -26,15 +26,17 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Iterator, Mapping
 
 from sotto.engines.base import LanguageModel
-from sotto.memory.diff import Change
+from sotto.memory.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
+from sotto.memory.diff import Change, diff_states
 from sotto.memory.monologue import ModelUpdate, Monologue, RulesUpdate
-from sotto.memory.reply import ReplyReport, ReplyWriter
-from sotto.memory.state import SessionState
+from sotto.memory.reply import ReplyReport, ReplySentenceOut, ReplyWriter
+from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
-from sotto.voice.responder import ReplyItem, ReplyRequest, ReplySentence
+from sotto.memory.text import detect_lang
+from sotto.voice.responder import BoardAction, ReplyItem, ReplyRequest, ReplySentence
 
 MAX_WORDS_CHARS = 600
 
@@ -46,6 +48,8 @@ class AgentConfig:
     first_answer_budget_ms: float = 1500.0
     # The model's first reply sentence must be ready by then, else the composed one is spoken.
     first_sentence_deadline_ms: float | None = 900.0
+    # Board output names -> GPIO index for "turn on the light" / 开灯.
+    outputs: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_OUTPUTS))
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,8 @@ class TurnResult:
     first_sentence_ms: float | None
     model_update_ms: float
     rejected: list[str] = field(default_factory=list)
+    actions: list[RequestedAction] = field(default_factory=list)
+    prior_side_effects: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +93,8 @@ class TurnResult:
             "rules_ms": round(self.rules_ms, 1),
             "first_sentence_ms": None if self.first_sentence_ms is None else round(self.first_sentence_ms, 1),
             "model_update_ms": round(self.model_update_ms, 1),
+            "actions": [{"name": a.name, "value": a.value, "description": a.description} for a in self.actions],
+            "prior_side_effects": list(self.prior_side_effects),
         }
 
 
@@ -112,7 +120,23 @@ class Agent:
     def state(self, session_id: str) -> SessionState:
         return self.store.ensure_session(session_id)
 
-    def start_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None) -> "Turn":
+    def start_turn(
+        self,
+        session_id: str,
+        words: str,
+        *,
+        turn: int | None = None,
+        lang: str | None = None,
+        prior_side_effects: tuple[str, ...] | list[str] = (),
+    ) -> "Turn":
+        """Commit the rules' update for the words and return the turn (its reply comes next).
+
+        Board actions asked for ("set the volume to 30", 开灯) are taken out of the words
+        before the memory update and recorded as facts ("volume set to 30"); the turn
+        carries them so the responder hands them to the harness before the answer.
+        `prior_side_effects` (actions that already ran in an interrupted turn) are noted
+        in the state and mentioned at the start of the reply.
+        """
         words = " ".join(words.split())[:MAX_WORDS_CHARS]
         with self._waiting_lock:
             self._waiting_turns += 1
@@ -125,13 +149,25 @@ class Agent:
             before = self.store.ensure_session(session_id)
             number = turn if turn is not None else self.store.last_turn(session_id) + 1
             started = time.perf_counter()
-            rules = self.monologue.rules_update(before, words, lang=lang)
+            turn_lang = lang or detect_lang(words)
+            actions = extract_actions(
+                words, turn_lang, outputs=self.config.outputs, volume_now=volume_from_facts(before.facts)
+            )
+            memory_words = words_without_actions(words, actions) if actions else words
+            rules = self.monologue.rules_update(before, memory_words, lang=turn_lang)
+            prior = [str(p)[:120] for p in prior_side_effects if str(p).strip()][:4]
+            if actions or prior:
+                noted = _note_actions(rules.state, actions, prior)
+                rules.changes = rules.changes + diff_states(rules.state, noted)
+                rules.state = noted
             rules_ms = (time.perf_counter() - started) * 1000
             state = rules.state
             if rules.changes:
                 state.touch()
                 self.store.commit(state, turn=number, source="rules", changes=rules.changes)
-            t = Turn(self, session_id, number, words, before, rules, rules_ms)
+            t = Turn(
+                self, session_id, number, memory_words, before, rules, rules_ms, actions=actions, prior=prior, heard=words
+            )
             if self.config.model_update == "before_reply":
                 t._run_model_update()
             return t
@@ -154,9 +190,17 @@ class Agent:
         ema = self._first_sentence_ema
         self._first_sentence_ema = ms if ema is None else 0.7 * ema + 0.3 * ms
 
-    def run_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None) -> TurnResult:
+    def run_turn(
+        self,
+        session_id: str,
+        words: str,
+        *,
+        turn: int | None = None,
+        lang: str | None = None,
+        prior_side_effects: tuple[str, ...] | list[str] = (),
+    ) -> TurnResult:
         """A whole turn without a voice: update, reply, finish."""
-        t = self.start_turn(session_id, words, turn=turn, lang=lang)
+        t = self.start_turn(session_id, words, turn=turn, lang=lang, prior_side_effects=prior_side_effects)
         try:
             for _ in t.sentences():
                 pass
@@ -165,16 +209,60 @@ class Agent:
         return result
 
 
+_VOLUME_FACT_PREFIXES = ("volume set to ", "音量调到")
+DONE_PREFIX = {"en": "already done: ", "zh": "已经完成："}
+
+
+def _note_actions(state: SessionState, actions: list[RequestedAction], prior: list[str]) -> SessionState:
+    """The state with the requested actions (and those already run) as facts; one volume fact at most."""
+    out = state.copy()
+    for action in actions:
+        if action.name == "volume":
+            out.facts = [f for f in out.facts if not f.startswith(_VOLUME_FACT_PREFIXES)]
+        out.facts = [f for f in out.facts if f != action.description] + [action.description]
+    for done in prior:
+        fact = (DONE_PREFIX["zh"] if detect_lang(done) == "zh" else DONE_PREFIX["en"]) + done
+        if fact not in out.facts:
+            out.facts.append(fact)
+    return bounded(out)[0]
+
+
+def action_sentences(actions: list[RequestedAction], prior: list[str], lang: str) -> list[str]:
+    """What the reply says first: actions that already ran (interrupted turn), then this turn's."""
+    zh = lang == "zh"
+    out: list[str] = []
+    if prior:
+        out.append(("刚才已经" + "，".join(prior) + "。") if zh else ("Earlier I already did this: " + "; ".join(prior) + "."))
+    if actions:
+        said = ("，".join(a.description for a in actions)) if zh else "; ".join(a.description for a in actions)
+        out.append(f"好的，{said}。" if zh else f"Okay, {said}.")
+    return out
+
+
 class Turn:
     """One user turn. `sentences()` once, then `finish()` exactly once (it releases the agent)."""
 
     def __init__(
-        self, agent: Agent, session_id: str, number: int, words: str, before: SessionState, rules: RulesUpdate, rules_ms: float
+        self,
+        agent: Agent,
+        session_id: str,
+        number: int,
+        words: str,
+        before: SessionState,
+        rules: RulesUpdate,
+        rules_ms: float,
+        *,
+        actions: list[RequestedAction] | None = None,
+        prior: list[str] | None = None,
+        heard: str | None = None,
     ) -> None:
+        self.heard = words if heard is None else heard  # everything the user said
+        self.actions: list[RequestedAction] = list(actions or [])
+        self.prior_side_effects: list[str] = list(prior or [])
         self.agent = agent
         self.session_id = session_id
         self.number = number
-        self.words = words
+        self.words = words  # what goes to the working memory (action requests taken out)
         self.before = before
         self.rules = rules
         self.rules_ms = rules_ms
@@ -200,7 +288,19 @@ class Turn:
 
     # -- the reply
 
+    def board_actions(self) -> list[BoardAction]:
+        """The side-effecting board commands of this turn, to run before the answer."""
+        return [BoardAction(a.name, a.value, a.description) for a in self.actions]
+
     def sentences(self) -> Iterator[str]:
+        for text in action_sentences(self.actions, self.prior_side_effects, self.rules.rules.lang):
+            if self._cancel.is_set():
+                return
+            self.report.sentences.append(ReplySentenceOut(text, "composed"))
+            self.report.source = self.report.source or "composed"
+            yield text
+        if self.actions and not self.words:
+            return  # the words only asked for the action: its confirmation is the answer
         yield from self.agent.writer.sentences(
             self.state,
             self.words,
@@ -223,6 +323,8 @@ class Turn:
             # patch; the rules' state (committed) stands for this turn.
             self.agent.store.append_trace(self.session_id, {"type": "state_update_skipped", "turn": self.number})
             return
+        if not self.words:
+            return  # only board actions were asked for: nothing for the model to note
         update = self.agent.monologue.model_update(self.state, self.words, self.rules.rules)
         self.model_update = update
         if update.changes:
@@ -257,7 +359,7 @@ class Turn:
             result = TurnResult(
                 session_id=self.session_id,
                 turn=self.number,
-                words=self.words,
+                words=self.heard,
                 reply=self.report.text,
                 reply_source=self.report.source,
                 state=self.state,
@@ -269,13 +371,15 @@ class Turn:
                 first_sentence_ms=self.report.first_sentence_ms,
                 model_update_ms=update.elapsed_ms if update else 0.0,
                 rejected=self.report.rejected + (update.rejected if update else []),
+                actions=list(self.actions),
+                prior_side_effects=list(self.prior_side_effects),
             )
             self.agent.store.append_trace(
                 self.session_id,
                 {
                     "type": "reply_interrupted" if self.cancelled else "agent_turn",
                     "turn": self.number,
-                    "user": self.words,
+                    "user": self.heard,
                     "reply": result.reply,
                     "reply_source": result.reply_source,
                     "reply_rejected": self.report.rejected,
@@ -284,6 +388,8 @@ class Turn:
                     "context_overflows": overflows,
                     "first_sentence_ms": result.first_sentence_ms,
                     "model_update_ms": result.model_update_ms,
+                    "actions": [a.description for a in self.actions],
+                    "prior_side_effects": list(self.prior_side_effects),
                 },
             )
             return result
@@ -300,9 +406,19 @@ class AgentResponder:
         self.last_result: TurnResult | None = None
 
     async def reply(self, request: ReplyRequest) -> AsyncIterator[ReplyItem]:
-        turn = await asyncio.to_thread(self.agent.start_turn, self.session_id, request.words, turn=request.turn_id)
+        turn = await asyncio.to_thread(
+            self.agent.start_turn,
+            self.session_id,
+            request.words,
+            turn=request.turn_id,
+            prior_side_effects=request.prior_side_effects,
+        )
         finished = False
         try:
+            # Side effects first: the harness runs them on its cancellable path and
+            # reports what already ran to the next turn (ReplyRequest.prior_side_effects).
+            for action in turn.board_actions():
+                yield action
             if turn.acknowledgement.recommended or request.control.defer:
                 yield ReplySentence(turn.acknowledgement.phrase, acknowledgement=True)
             sentences = turn.sentences()
