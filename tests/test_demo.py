@@ -110,8 +110,6 @@ def test_missing_script_file_is_a_clear_error(tmp_path: Path) -> None:
         load_demo_script(tmp_path / "nope.json")
 
 
-@pytest.mark.xfail(strict=True, reason="known: on the pty sim the echo gate does not find the speaker echo "
-                   "(echo_rms ~0.2 of the frame), so the agent's own voice barges in; see the integration notes")
 def test_the_agents_own_echo_never_barges_in(home: Path) -> None:
     options = DemoOptions(script=str(short_script(home)), database=home / "demo.db", trace_folder=home,
                           echo_gain=0.3, think_s=0.1, turn_timeout_s=30.0)

@@ -26,6 +26,10 @@ class BargeInConfig:
     min_speech_ms: float = 200.0  # a voiced run shorter than this never interrupts
     hangover_ms: float = 80.0  # gaps this short stay inside one voiced run
     echo_max_lag_ms: float = 400.0  # acoustic delay plus playout-timeline uncertainty
+    # The echo may also show up a little BEFORE the timeline says it plays: the board stamps
+    # PLAYBACK started and mic frames at different points of its loop (measured on the pty
+    # sim: 2-50 ms early), so the search also covers reference audio this much later.
+    echo_lead_ms: float = 100.0
     echo_leak: float = 0.35  # residual allowed as a share of the echo (reverb, speaker distortion)
     reference_keep_s: float = 4.0
 
@@ -105,21 +109,23 @@ class EchoGate:
         self.config = config
         self.timeline = timeline
         self._max_lag = int(config.echo_max_lag_ms * mic_rate / 1000)
+        self._lead = max(0, int(config.echo_lead_ms * mic_rate / 1000))
 
     def classify(self, frame: FloatArray, t0: float) -> FrameVerdict:
         n = len(frame)
         if n == 0:
             return FrameVerdict(False, 0.0, 0.0, None)
         total_energy = float(np.dot(frame, frame))
-        reference = self.timeline.window(t0 - self._max_lag / self.mic_rate, n + self._max_lag)
+        span = self._max_lag + self._lead  # candidate offsets j = 0..span; lag = max_lag - j (negative: lead)
+        reference = self.timeline.window(t0 - self._max_lag / self.mic_rate, n + span)
         best_explained, best_lag = 0.0, None
         if np.any(reference):
             # c[j] = sum_i reference[j + i] * frame[i]; lag = max_lag - j samples.
             size = 1 << int(np.ceil(np.log2(len(reference) + n)))
             spectrum = np.fft.rfft(reference, size) * np.conj(np.fft.rfft(frame, size))
-            corr = np.fft.irfft(spectrum, size)[: self._max_lag + 1]
+            corr = np.fft.irfft(spectrum, size)[: span + 1]
             squares = np.concatenate([[0.0], np.cumsum(reference * reference)])
-            energy = squares[n : n + self._max_lag + 1] - squares[: self._max_lag + 1]
+            energy = squares[n : n + span + 1] - squares[: span + 1]
             with np.errstate(divide="ignore", invalid="ignore"):
                 explained = np.where(energy > 1e-6, corr * corr / np.maximum(energy, 1e-6), 0.0)
             j = int(np.argmax(explained))
