@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator, Mapping
 
 from sotto.engines.base import LanguageModel
+from sotto.errors import SottoError
 from sotto.memory.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
 from sotto.memory.diff import Change, diff_states
 from sotto.memory.monologue import ModelUpdate, Monologue, RulesUpdate
@@ -36,6 +37,7 @@ from sotto.memory.reply import ReplyReport, ReplySentenceOut, ReplyWriter
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
+from sotto.profile.model import Profile, profile_key, promote, seed_state
 from sotto.voice.responder import BoardAction, ReplyItem, ReplyRequest, ReplySentence
 
 MAX_WORDS_CHARS = 600
@@ -50,6 +52,10 @@ class AgentConfig:
     first_sentence_deadline_ms: float | None = 900.0
     # Board output names -> GPIO index for "turn on the light" / 开灯.
     outputs: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_OUTPUTS))
+    # Long-term profile of sessions opened without an explicit one (e.g. "board:kiosk-1");
+    # None: a session only gets a profile when its user says their name.
+    profile_owner: str | None = None
+    promote_every_turns: int = 3  # stable items go to the profile every N turns and at session end
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,82 @@ class Agent:
     def state(self, session_id: str) -> SessionState:
         return self.store.ensure_session(session_id)
 
+    # -------------------------------------------------------------- long-term profiles
+
+    def open_session(self, session_id: str, *, profile: str | None = None) -> SessionState:
+        """The session's state; a new session starts with its profile's stable items.
+
+        `profile` is a user name or key ("Ana", "user:ana", "board:kiosk-1"); default
+        `AgentConfig.profile_owner`. Only the profile's names, preferences and
+        constraints are seeded: nothing of an earlier session's task or facts.
+        """
+        key = profile_key(profile) if profile else (profile_key(self.config.profile_owner, kind="board") if self.config.profile_owner else None)
+        latest = self.store.latest(session_id)
+        if key is not None:
+            self.store.bind_profile(session_id, key)
+        if latest is not None:
+            return latest.state
+        state = self.store.ensure_session(session_id)
+        stored = self.store.profile(key) if key is not None else None
+        if stored is not None and not stored.is_empty():
+            seeded = seed_state(state, stored)
+            changes = diff_states(state, seeded)
+            if changes:
+                seeded.touch()
+                self.store.commit(seeded, turn=0, source="profile", changes=changes, note=f"seeded from {key}")
+                state = seeded
+        return state
+
+    def promote_profile(self, session_id: str, state: SessionState | None = None) -> list[str]:
+        """Copy the session's stable items (user_profile) to its profiles; returns the keys written.
+
+        Written to the session's bound profile and, once the user's name is known, to
+        `user:<name>`; the task, steps and facts stay in the session.
+        """
+        state = state or self.store.ensure_session(session_id)
+        keys: list[str] = []
+        bound = self.store.session_profile(session_id)
+        if bound:
+            keys.append(bound)
+        if state.user_profile.names:
+            try:
+                keys.append(profile_key(state.user_profile.names[0]))
+            except SottoError:
+                pass  # a name that cannot be a key: the bound profile still gets it
+        written: list[str] = []
+        for key in dict.fromkeys(keys):
+            current = self.store.profile(key) or Profile(key)
+            updated = promote(current, state)
+            if updated.is_empty():
+                continue
+            self.store.put_profile(updated)
+            written.append(key)
+        if written:
+            self.store.append_trace(session_id, {"type": "profile_promoted", "profiles": written})
+        return written
+
+    def end_session(self, session_id: str) -> list[str]:
+        """At session end: promote the stable items to the long-term profile."""
+        with self._model_lock:
+            if self.store.latest(session_id) is None:
+                return []
+            return self.promote_profile(session_id)
+
+    def _with_named_profile(self, session_id: str, before: SessionState, state: SessionState) -> SessionState:
+        """A name said for the first time in this session brings that user's profile in."""
+        new_names = [n for n in state.user_profile.names if n not in before.user_profile.names]
+        if not new_names or before.user_profile.names:
+            return state
+        try:
+            stored = self.store.profile(profile_key(new_names[0]))
+        except SottoError:
+            return state
+        if stored is None or stored.is_empty():
+            return state
+        if not self.store.session_profile(session_id):
+            self.store.bind_profile(session_id, stored.key)
+        return seed_state(state, stored)
+
     def start_turn(
         self,
         session_id: str,
@@ -146,7 +228,7 @@ class Agent:
             with self._waiting_lock:
                 self._waiting_turns -= 1
         try:
-            before = self.store.ensure_session(session_id)
+            before = self.open_session(session_id) if self.store.latest(session_id) is None else self.store.ensure_session(session_id)
             number = turn if turn is not None else self.store.last_turn(session_id) + 1
             started = time.perf_counter()
             turn_lang = lang or detect_lang(words)
@@ -160,6 +242,11 @@ class Agent:
                 noted = _note_actions(rules.state, actions, prior)
                 rules.changes = rules.changes + diff_states(rules.state, noted)
                 rules.state = noted
+            if rules.rules.patch.add_names:
+                known = self._with_named_profile(session_id, before, rules.state)
+                if known is not rules.state:
+                    rules.changes = rules.changes + diff_states(rules.state, known)
+                    rules.state = known
             rules_ms = (time.perf_counter() - started) * 1000
             state = rules.state
             if rules.changes:
@@ -392,6 +479,9 @@ class Turn:
                     "prior_side_effects": list(self.prior_side_effects),
                 },
             )
+            every = self.agent.config.promote_every_turns
+            if every > 0 and self.number % every == 0:
+                self.agent.promote_profile(self.session_id, self.state)
             return result
         finally:
             self.agent._model_lock.release()
@@ -400,12 +490,17 @@ class Turn:
 class AgentResponder:
     """The voice harness's `Responder` for one session (sotto.voice.responder)."""
 
-    def __init__(self, agent: Agent, session_id: str) -> None:
+    def __init__(self, agent: Agent, session_id: str, *, profile: str | None = None) -> None:
         self.agent = agent
         self.session_id = session_id
+        self.profile = profile  # user name or profile key; default AgentConfig.profile_owner
+        self._opened = False
         self.last_result: TurnResult | None = None
 
     async def reply(self, request: ReplyRequest) -> AsyncIterator[ReplyItem]:
+        if not self._opened:
+            await asyncio.to_thread(self.agent.open_session, self.session_id, profile=self.profile)
+            self._opened = True
         turn = await asyncio.to_thread(
             self.agent.start_turn,
             self.session_id,

@@ -12,13 +12,16 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from sotto import paths
 from sotto.errors import SessionNotFound, StoreError
 from sotto.memory.diff import Change
 from sotto.memory.schema import SchemaViolation
 from sotto.memory.state import SessionState
+
+if TYPE_CHECKING:
+    from sotto.profile.model import Profile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -45,6 +48,15 @@ CREATE TABLE IF NOT EXISTS trace_events (
     event_json TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS trace_by_session ON trace_events(session_id, id);
+CREATE TABLE IF NOT EXISTS profiles (
+    profile_key TEXT PRIMARY KEY,
+    profile_json TEXT NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS session_profiles (
+    session_id TEXT PRIMARY KEY,
+    profile_key TEXT NOT NULL
+);
 """
 MAX_SESSION_ID = 64
 MAX_EVENT_BYTES = 16_000
@@ -58,6 +70,7 @@ class StateVersion:
     state: SessionState
     changes: list[dict[str, Any]]
     created_at: float
+    note: str = ""  # for "user-edit": the command that made it
 
 
 def check_session_id(session_id: str) -> str:
@@ -77,6 +90,9 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(state_versions)")}
+            if "note" not in columns:  # stores made before edits were annotated
+                self._db.execute("ALTER TABLE state_versions ADD COLUMN note TEXT NOT NULL DEFAULT ''")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
         self._lock = threading.Lock()
@@ -102,7 +118,8 @@ class Store:
                 (session_id, now, now, lang),
             )
             self._db.execute(
-                "INSERT OR IGNORE INTO state_versions VALUES (?,?,?,?,?,?,?)",
+                "INSERT OR IGNORE INTO state_versions(session_id, version, turn, source, state_json, diff_json, created_at) "
+                "VALUES (?,?,?,?,?,?,?)",
                 (session_id, 0, 0, "create", state.to_json(), "[]", now),
             )
         return state
@@ -120,11 +137,55 @@ class Store:
             cur = self._db.execute("DELETE FROM sessions WHERE session_id=?", (session_id,))
             self._db.execute("DELETE FROM state_versions WHERE session_id=?", (session_id,))
             self._db.execute("DELETE FROM trace_events WHERE session_id=?", (session_id,))
+            self._db.execute("DELETE FROM session_profiles WHERE session_id=?", (session_id,))
         return cur.rowcount > 0
+
+    # ------------------------------------------------------------------ profiles
+
+    def profile(self, key: str) -> "Profile | None":
+        from sotto.profile.model import Profile
+
+        with self._lock:
+            row = self._db.execute("SELECT profile_json FROM profiles WHERE profile_key=?", (key,)).fetchone()
+        return None if row is None else Profile.from_json(row[0])
+
+    def put_profile(self, profile: "Profile") -> None:
+        with self._lock, self._tx():
+            self._db.execute(
+                "INSERT INTO profiles(profile_key, profile_json, updated_at) VALUES (?,?,?) "
+                "ON CONFLICT(profile_key) DO UPDATE SET profile_json=excluded.profile_json, updated_at=excluded.updated_at",
+                (profile.key, profile.to_json(), time.time()),
+            )
+
+    def profiles(self) -> list[tuple[str, float]]:
+        with self._lock:
+            rows = self._db.execute("SELECT profile_key, updated_at FROM profiles ORDER BY updated_at DESC").fetchall()
+        return [(str(r[0]), float(r[1])) for r in rows]
+
+    def delete_profile(self, key: str) -> list[str]:
+        """Delete the profile; returns the sessions that were bound to it (not deleted here)."""
+        with self._lock, self._tx():
+            sessions = [r[0] for r in self._db.execute("SELECT session_id FROM session_profiles WHERE profile_key=?", (key,))]
+            self._db.execute("DELETE FROM profiles WHERE profile_key=?", (key,))
+            self._db.execute("DELETE FROM session_profiles WHERE profile_key=?", (key,))
+        return sessions
+
+    def bind_profile(self, session_id: str, key: str) -> None:
+        with self._lock, self._tx():
+            self._db.execute(
+                "INSERT INTO session_profiles(session_id, profile_key) VALUES (?,?) "
+                "ON CONFLICT(session_id) DO UPDATE SET profile_key=excluded.profile_key",
+                (session_id, key),
+            )
+
+    def session_profile(self, session_id: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT profile_key FROM session_profiles WHERE session_id=?", (session_id,)).fetchone()
+        return None if row is None else str(row[0])
 
     # ------------------------------------------------------------------ versions
 
-    def commit(self, state: SessionState, *, turn: int, source: str, changes: Iterable[Change]) -> int:
+    def commit(self, state: SessionState, *, turn: int, source: str, changes: Iterable[Change], note: str = "") -> int:
         """Store a new version (one transaction); returns its number."""
         check_session_id(state.session_id)
         diff = json.dumps([c.to_dict() for c in changes], ensure_ascii=False)
@@ -140,8 +201,9 @@ class Store:
                     (state.session_id, now, now),
                 )
             self._db.execute(
-                "INSERT INTO state_versions VALUES (?,?,?,?,?,?,?)",
-                (state.session_id, version, turn, source, state.to_json(), diff, now),
+                "INSERT INTO state_versions(session_id, version, turn, source, state_json, diff_json, created_at, note) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                (state.session_id, version, turn, source, state.to_json(), diff, now, note[:300]),
             )
             self._db.execute("UPDATE sessions SET updated_at=? WHERE session_id=?", (now, state.session_id))
         return version
@@ -149,7 +211,7 @@ class Store:
     def latest(self, session_id: str) -> StateVersion | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT version, turn, source, state_json, diff_json, created_at FROM state_versions "
+                "SELECT version, turn, source, state_json, diff_json, created_at, note FROM state_versions "
                 "WHERE session_id=? ORDER BY version DESC LIMIT 1",
                 (session_id,),
             ).fetchone()
@@ -158,7 +220,7 @@ class Store:
     def history(self, session_id: str) -> list[StateVersion]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT version, turn, source, state_json, diff_json, created_at FROM state_versions "
+                "SELECT version, turn, source, state_json, diff_json, created_at, note FROM state_versions "
                 "WHERE session_id=? ORDER BY version",
                 (session_id,),
             ).fetchall()
@@ -206,7 +268,7 @@ class Store:
             state = SessionState.from_json(row[3])
         except SchemaViolation as exc:
             raise StoreError(f"stored state version {row[0]} is unreadable: {exc}") from exc
-        return StateVersion(int(row[0]), int(row[1]), str(row[2]), state, json.loads(row[4]), float(row[5]))
+        return StateVersion(int(row[0]), int(row[1]), str(row[2]), state, json.loads(row[4]), float(row[5]), str(row[6] or ""))
 
 
 class _Transaction:

@@ -1,0 +1,61 @@
+"""`sotto profile [USER] [--json] [--set KEY=VALUE] [--remove KEY]`: long-term profiles.
+
+Without USER: the stored profiles. USER is a name ("Ana" -> user:ana) or a key
+("board:kiosk-1"). `--set names|preferences|constraints=VALUE` adds an item, any other
+KEY=VALUE is a setting (seeded into new sessions as a preference "KEY: VALUE");
+`--remove KEY` drops a setting, `--remove preferences=VALUE` one item.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+
+from sotto.errors import SottoError
+from sotto.memory.store import Store
+from sotto.profile.model import Profile, edit, profile_key
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("user", nargs="?", help="user name or profile key (omit to list profiles)")
+    parser.add_argument("--json", action="store_true", help="JSON output")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="add an item or a setting (repeatable)")
+    parser.add_argument("--remove", action="append", default=[], metavar="KEY", help="remove a setting, or FIELD=VALUE one item (repeatable)")
+
+
+def run(args: argparse.Namespace) -> int:
+    store = Store()
+    try:
+        if not args.user:
+            for key, updated in store.profiles():
+                when = datetime.datetime.fromtimestamp(updated).strftime("%Y-%m-%d %H:%M:%S")
+                print(json.dumps({"profile": key, "updated_at": updated}) if args.json else f"{key}\t{when}")
+            return 0
+        key = profile_key(args.user)
+        current = store.profile(key)
+        if args.set or args.remove:
+            try:
+                updated = edit(current or Profile(key), set_items=args.set, remove=args.remove)
+            except SottoError as exc:
+                print(f"sotto profile: {exc}")
+                return 2
+            store.put_profile(updated)
+            current = updated
+        if current is None:
+            print(f"sotto profile: no profile {key!r} (`sotto profile` lists them)")
+            return 1
+        if args.json:
+            print(current.to_json())
+            return 0
+        print(f"{current.key}")
+        for name in ("names", "preferences", "constraints"):
+            for item in getattr(current, name):
+                print(f"  {name}: {item}")
+        for k, v in current.settings.items():
+            print(f"  setting {k} = {v}")
+        if current.sessions:
+            print(f"  from sessions: {', '.join(current.sessions)}")
+        return 0
+    finally:
+        store.close()
