@@ -30,6 +30,7 @@ from typing import Any, AsyncIterator, Iterator, Mapping
 
 from sotto.engines.base import LanguageModel
 from sotto.errors import SottoError
+from sotto.knowledge.base import KnowledgeBase
 from sotto.memory.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
 from sotto.memory.diff import Change, diff_states
 from sotto.memory.monologue import ModelUpdate, Monologue, RulesUpdate
@@ -105,13 +106,26 @@ class TurnResult:
 
 
 class Agent:
-    def __init__(self, model: LanguageModel | None, store: Store, *, config: AgentConfig | None = None) -> None:
+    def __init__(
+        self,
+        model: LanguageModel | None,
+        store: Store,
+        *,
+        config: AgentConfig | None = None,
+        knowledge: KnowledgeBase | None = None,
+    ) -> None:
+        """`knowledge`: system knowledge (`sotto.knowledge.load_configured_knowledge(flag)`),
+        given to the reply only, never written into the state."""
         self.model = model
+        self.knowledge = knowledge
         self.store = store
         self.config = config or AgentConfig()
         self.monologue = Monologue(model if self.config.model_update != "off" else None)
         self.writer = ReplyWriter(
-            model, mode=self.config.reply_mode, first_sentence_deadline_ms=self.config.first_sentence_deadline_ms
+            model,
+            mode=self.config.reply_mode,
+            first_sentence_deadline_ms=self.config.first_sentence_deadline_ms,
+            knowledge=knowledge,
         )
         # llama.cpp is not thread-safe and one session's turns must not interleave.
         self._model_lock = threading.Lock()  # released by whichever thread finishes the turn
@@ -477,6 +491,7 @@ class Turn:
                     "model_update_ms": result.model_update_ms,
                     "actions": [a.description for a in self.actions],
                     "prior_side_effects": list(self.prior_side_effects),
+                    "knowledge": list(self.report.reference_titles),
                 },
             )
             every = self.agent.config.promote_every_turns

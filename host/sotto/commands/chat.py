@@ -17,6 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-ctx", type=int, default=2048, help="model context window in tokens")
     parser.add_argument("--update", choices=("after_reply", "before_reply", "off"), default="after_reply")
     parser.add_argument("--reply", choices=("auto", "model", "composed"), default="auto")
+    parser.add_argument("--knowledge", metavar="FILE", help="system knowledge file for the reply (default: $SOTTO_KNOWLEDGE)")
+    parser.add_argument("--user", metavar="NAME", help="the user's long-term profile (default: learned when they say their name)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,10 +31,13 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console()
     session = check_session_id(args.session or time.strftime("chat-%Y%m%d-%H%M%S"))
+    from sotto.knowledge import load_configured_knowledge
+
+    knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the model loads
     model = llm_engine.load(args.model, n_ctx=args.n_ctx)
     store = Store()
-    agent = Agent(model, store, config=AgentConfig(model_update=args.update, reply_mode=args.reply))
-    state = agent.state(session)
+    agent = Agent(model, store, config=AgentConfig(model_update=args.update, reply_mode=args.reply), knowledge=knowledge)
+    state = agent.open_session(session, profile=args.user)
     resumed = store.last_turn(session)
     console.print(f"[bold]sotto chat[/] session [cyan]{session}[/] ({'resumed at turn ' + str(resumed) if resumed else 'new'}), model {model.name}")
     console.print("Type /state to see the memory, /quit to leave.", style="dim")
@@ -69,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
                 style="dim", markup=False,
             )
             state = result.state
+        agent.end_session(session)  # stable preferences go to the long-term profile
     finally:
         store.close()
     console.print(f"session {state.session_id} saved; resume with: sotto chat --session {state.session_id}", style="dim")

@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--deadline-ms", type=float, default=900.0,
         help="the model's first reply sentence must be ready by then, else the composed reply is used (0: no deadline)",
     )
+    parser.add_argument("--knowledge", metavar="FILE", help="system knowledge file for the reply (default: $SOTTO_KNOWLEDGE)")
     parser.add_argument("--no-tts", action="store_true", help="skip speech synthesis (first_answer_ms then excludes it)")
     parser.add_argument("--keep", action="store_true", help="keep the eval sessions in the real store")
     parser.add_argument("--verbose", action="store_true", help="per-turn timings and misses on stderr")
@@ -166,9 +167,11 @@ def run(args: argparse.Namespace) -> int:
         synth_sentence = getattr(engine, "synthesize_sentence", None)
     tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="sotto-eval-")
     store = Store(Path(tmp.name) / "eval.db") if tmp else Store()
+    from sotto.knowledge import load_configured_knowledge
+
     agent = Agent(model, store, config=AgentConfig(
             model_update=args.update, reply_mode=args.reply, first_sentence_deadline_ms=args.deadline_ms or None
-        ))
+        ), knowledge=load_configured_knowledge(args.knowledge))
     out: TextIO = sys.stdout
 
     def emit(line: dict[str, Any]) -> None:

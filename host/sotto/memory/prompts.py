@@ -51,9 +51,12 @@ def memory_lines(state: SessionState) -> list[str]:
     return lines
 
 
-def _messages(lines: Sequence[str], words: str, instruction: str) -> list[ChatMessage]:
+def _messages(lines: Sequence[str], words: str, instruction: str, reference: str = "") -> list[ChatMessage]:
     notes = "\n".join(f"- {line}" for line in lines) if lines else "- (nothing yet)"
     user = f"{words}\n\n{instruction}" if instruction else words
+    if reference:
+        # After the notes (the cached prefix stays the same) and only in the reply call.
+        notes = f"{notes}\n{reference}"
     return [ChatMessage("system", f"{SYSTEM_PROMPT}\n{notes}"), ChatMessage("user", user)]
 
 
@@ -73,7 +76,7 @@ def estimate_tokens(model: LanguageModel, messages: Sequence[ChatMessage]) -> in
 
 
 def fit_messages(
-    model: LanguageModel, state: SessionState, words: str, instruction: str, max_tokens: int
+    model: LanguageModel, state: SessionState, words: str, instruction: str, max_tokens: int, *, reference: str = ""
 ) -> tuple[list[ChatMessage], int, int] | None:
     """Messages within the context window: (messages, prompt tokens, memory lines dropped).
 
@@ -83,11 +86,14 @@ def fit_messages(
     dropped = 0
     limit = model.n_ctx - max_tokens
     while True:
-        messages = _messages(lines, words, instruction)
+        messages = _messages(lines, words, instruction, reference)
         tokens = estimate_tokens(model, messages)
         if tokens <= limit:
             return messages, tokens, dropped
         if not lines:
+            if reference:
+                reference = ""  # the reference goes before the words do
+                continue
             return None
         # Drop the oldest note first; names and the plan are dropped last.
         drop_at = next((i for i, line in enumerate(lines) if line.startswith(("Note:", "Done:", "Likes:"))), 0)

@@ -18,7 +18,9 @@ from typing import Callable, Iterator
 
 from sotto.engines.base import LanguageModel
 from sotto.errors import ModelError
-from sotto.memory.compose import answer_keys, compose_reply
+from sotto.knowledge.base import KnowledgeBase
+from sotto.memory.compose import answer_keys, best_matches, compose_reply
+from sotto.memory.reference import Reference, retrieve
 from sotto.memory.prompts import fit_messages, reply_instruction
 from sotto.memory.rules import RuleResult
 from sotto.memory.sanitize import leaks, sanitize
@@ -57,6 +59,7 @@ class ReplyReport:
     deadline_missed: bool = False
     first_sentence_ms: float | None = None
     worker: threading.Thread | None = None
+    reference_titles: list[str] = field(default_factory=list)  # knowledge passages given to the reply
 
     def wait_for_model(self, timeout: float | None = None) -> None:
         """Wait until the model stream has stopped (the model is free again)."""
@@ -69,7 +72,9 @@ class ReplyReport:
         return sep.join(s.text for s in self.sentences)
 
 
-def check_sentence(sentence: str, *, state: SessionState, words: str, rules: RuleResult, first: bool) -> str | None:
+def check_sentence(
+    sentence: str, *, state: SessionState, words: str, rules: RuleResult, first: bool, reference: str = ""
+) -> str | None:
     """Why the model's sentence may not be spoken, or None when it may."""
     if len(sentence) > MAX_SENTENCE_CHARS:
         return "too long"
@@ -82,7 +87,7 @@ def check_sentence(sentence: str, *, state: SessionState, words: str, rules: Rul
         return "not English"
     if _BAD_PHRASES.search(sentence):
         return "filler or confusion"
-    known = " ".join([words, *state.all_strings()])
+    known = " ".join([words, *state.all_strings(), reference])
     if not numbers_in(sentence) <= numbers_in(known):
         return "invented number"
     known_keys = content_keys(known)
@@ -92,7 +97,7 @@ def check_sentence(sentence: str, *, state: SessionState, words: str, rules: Rul
     keys = content_keys(sentence)
     if first:
         if rules.question:
-            wanted = answer_keys(state, words)
+            wanted = answer_keys(state, words) | (content_keys(reference) - content_keys(words))
             if not wanted:
                 return "nothing in memory to answer from (offline: the model would make it up)"
             if not keys & wanted:
@@ -112,7 +117,9 @@ class ReplyWriter:
         mode: str = "auto",
         max_tokens: int = REPLY_MAX_TOKENS,
         first_sentence_deadline_ms: float | None = FIRST_SENTENCE_DEADLINE_MS,
+        knowledge: KnowledgeBase | None = None,
     ) -> None:
+        self.knowledge = knowledge
         if mode not in ("auto", "model", "composed"):
             raise ValueError(f"unknown reply mode {mode!r}")
         self.model = model
@@ -151,6 +158,8 @@ class ReplyWriter:
         """Reply sentences, each ready to speak, as they are produced."""
         cancel = cancelled or threading.Event()
         started = time.perf_counter()
+        reference = retrieve(self.knowledge, words)
+        report.reference_titles = [p.title for p in reference.passages]
 
         def emit(text: str, source: str) -> str:
             if report.first_sentence_ms is None:
@@ -163,12 +172,14 @@ class ReplyWriter:
             report.rejected.append(f"model reply skipped: its last {PROBE_AFTER_FAILURES} {rules.lang} replies were unusable")
         elif self.model is not None and self.mode != "composed":
             spoken = 0
-            for sentence in self._threaded(state, words, rules, report, cancel, started, lambda: spoken == 0):
+            for sentence in self._threaded(state, words, rules, report, cancel, started, lambda: spoken == 0, reference):
                 if cancel.is_set():
                     report.cancelled = True
                     return
                 clean = sanitize(sentence)
-                reason = "leaks" if clean is None else check_sentence(clean, state=state, words=words, rules=rules, first=spoken == 0)
+                reason = "leaks" if clean is None else check_sentence(
+                    clean, state=state, words=words, rules=rules, first=spoken == 0, reference=reference.text
+                )
                 if reason is not None:
                     report.rejected.append(f"{reason}: {sentence[:120]!r}")
                     break
@@ -184,7 +195,11 @@ class ReplyWriter:
         if cancel.is_set():
             report.cancelled = True
             return
-        for text in compose_reply(state, words, rules, max_sentences=max(1, min(2, max_sentences()))):
+        # A question the user's own words answer goes to memory; else a well-matched passage answers it.
+        said = any(content_keys(words) & content_keys(m) for m in best_matches(state, words))
+        from_reference = reference.answer(words) if rules.question and not said else None
+        composed = [from_reference] if from_reference else compose_reply(state, words, rules, max_sentences=max(1, min(2, max_sentences())))
+        for text in composed:
             clean = sanitize(text)
             if clean:
                 yield emit(clean, "composed")
@@ -200,6 +215,7 @@ class ReplyWriter:
         cancel: threading.Event,
         started: float,
         waiting_for_first: Callable[[], bool],
+        reference: Reference | None = None,
     ) -> Iterator[str]:
         """The model's sentences from a worker thread, so a missed first-sentence
         deadline can fall back at once instead of waiting for llama.cpp."""
@@ -208,7 +224,7 @@ class ReplyWriter:
 
         def work() -> None:
             try:
-                for sentence in self._model_sentences(state, words, rules, report, stop):
+                for sentence in self._model_sentences(state, words, rules, report, stop, reference):
                     out.put(sentence)
                     if stop.is_set():
                         break
@@ -241,10 +257,19 @@ class ReplyWriter:
             stop.set()  # the worker closes the model stream at its next token
 
     def _model_sentences(
-        self, state: SessionState, words: str, rules: RuleResult, report: ReplyReport, cancel: threading.Event
+        self,
+        state: SessionState,
+        words: str,
+        rules: RuleResult,
+        report: ReplyReport,
+        cancel: threading.Event,
+        reference: Reference | None = None,
     ) -> Iterator[str]:
         assert self.model is not None
-        fitted = fit_messages(self.model, state, words, reply_instruction(rules.lang, 2), self.max_tokens)
+        fitted = fit_messages(
+            self.model, state, words, reply_instruction(rules.lang, 2), self.max_tokens,
+            reference=reference.prompt if reference else "",
+        )
         if fitted is None:
             report.context_overflow = True
             return
