@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator, Mapping
 
+from sotto.backfill.corrector import Correction, EntityCorrector
+from sotto.backfill.entities import entities_from_state
 from sotto.engines.base import LanguageModel
 from sotto.errors import SottoError
 from sotto.knowledge.base import KnowledgeBase
@@ -57,6 +59,8 @@ class AgentConfig:
     # None: a session only gets a profile when its user says their name.
     profile_owner: str | None = None
     promote_every_turns: int = 3  # stable items go to the profile every N turns and at session end
+    # Correct misheard entities in final transcripts against the state's known ones (sotto.backfill).
+    entity_backfill: bool = True
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class TurnResult:
     rejected: list[str] = field(default_factory=list)
     actions: list[RequestedAction] = field(default_factory=list)
     prior_side_effects: list[str] = field(default_factory=list)
+    corrections: list[Correction] = field(default_factory=list)  # ASR entity backfill
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -102,6 +107,7 @@ class TurnResult:
             "model_update_ms": round(self.model_update_ms, 1),
             "actions": [{"name": a.name, "value": a.value, "description": a.description} for a in self.actions],
             "prior_side_effects": list(self.prior_side_effects),
+            "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.corrections],
         }
 
 
@@ -132,6 +138,21 @@ class Agent:
         self._first_sentence_ema: float | None = None
         self._waiting_turns = 0  # turns blocked in start_turn behind the current one
         self._waiting_lock = threading.Lock()
+        # One corrector per session, rebuilt when the state's entity set changes.
+        self._correctors: dict[str, tuple[tuple[str, ...], EntityCorrector]] = {}
+
+    def backfill(self, session_id: str, state: SessionState, words: str) -> tuple[str, list[Correction]]:
+        """The words with misheard known entities corrected (ASR backfill), and the corrections."""
+        if not self.config.entity_backfill:
+            return words, []
+        known = tuple(entities_from_state(state))
+        if not known:
+            return words, []
+        cached = self._correctors.get(session_id)
+        if cached is None or cached[0] != known:
+            cached = (known, EntityCorrector(known, "auto"))
+            self._correctors[session_id] = cached
+        return cached[1].correct(words)
 
     @property
     def llm_name(self) -> str:
@@ -245,6 +266,17 @@ class Agent:
             before = self.open_session(session_id) if self.store.latest(session_id) is None else self.store.ensure_session(session_id)
             number = turn if turn is not None else self.store.last_turn(session_id) + 1
             started = time.perf_counter()
+            heard = words
+            words, corrections = self.backfill(session_id, before, words)
+            if corrections:
+                self.store.append_trace(
+                    session_id,
+                    {
+                        "type": "asr_backfill",
+                        "turn": number,
+                        "corrections": [{"heard": c.heard, "entity": c.entity, "reason": c.reason} for c in corrections],
+                    },
+                )
             turn_lang = lang or detect_lang(words)
             actions = extract_actions(
                 words, turn_lang, outputs=self.config.outputs, volume_now=volume_from_facts(before.facts)
@@ -269,6 +301,7 @@ class Agent:
             t = Turn(
                 self, session_id, number, memory_words, before, rules, rules_ms, actions=actions, prior=prior, heard=words
             )
+            t.asr_text, t.backfill = heard, corrections
             if self.config.model_update == "before_reply":
                 t._run_model_update()
             return t
@@ -357,7 +390,9 @@ class Turn:
         prior: list[str] | None = None,
         heard: str | None = None,
     ) -> None:
-        self.heard = words if heard is None else heard  # everything the user said
+        self.heard = words if heard is None else heard  # everything the user said (after backfill)
+        self.asr_text = self.heard  # the transcript as recognised
+        self.backfill: list[Correction] = []
         self.actions: list[RequestedAction] = list(actions or [])
         self.prior_side_effects: list[str] = list(prior or [])
         self.agent = agent
@@ -474,6 +509,7 @@ class Turn:
                 rejected=self.report.rejected + (update.rejected if update else []),
                 actions=list(self.actions),
                 prior_side_effects=list(self.prior_side_effects),
+                corrections=list(self.backfill),
             )
             self.agent.store.append_trace(
                 self.session_id,
@@ -492,6 +528,8 @@ class Turn:
                     "actions": [a.description for a in self.actions],
                     "prior_side_effects": list(self.prior_side_effects),
                     "knowledge": list(self.report.reference_titles),
+                    "asr_text": self.asr_text if self.backfill else None,
+                    "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.backfill],
                 },
             )
             every = self.agent.config.promote_every_turns
