@@ -30,7 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: every core)")
     parser.add_argument("--echo", type=float, default=0.3, metavar="GAIN", help="speaker-to-mic echo gain (default 0.3)")
     parser.add_argument("--speaker-buffer", type=int, metavar="BYTES",
-                        help="the simulated board's speaker ring in PCM16 bytes (default 131072, ~3 s at 22050 Hz)")
+                        help="the simulated board's speaker ring in PCM16 bytes (default 262144, ~5.9 s at 22050 Hz)")
+    parser.add_argument("--speaker-format", choices=("pcm16", "mulaw", "adpcm"), default="adpcm",
+                        help="the speaker format the simulated board offers (default adpcm: a quarter of PCM16's line time)")
     parser.add_argument("--verbose", action="store_true", help="details (formats, load times, board counters) on stderr")
 
 
@@ -58,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         session_id=args.session,
         echo_gain=args.echo,
         speaker_buffer=args.speaker_buffer or DEMO_SPEAKER_BUFFER,
+        speaker_format=args.speaker_format,
         started_at=_STARTED,
     )
     view: Any = JsonView(sys.stdout) if args.json else HumanView()

@@ -27,7 +27,9 @@ DEMO_FIELDS = ("turn", "user", "final_transcript", "reply", "state", "first_byte
                "total_turn_ms", "barge_in_ms", "interrupted", "degraded", "degrade_actions")
 
 
-DEMO_SPEAKER_BUFFER = 131072
+DEMO_SPEAKER_BUFFER = 262144
+DEMO_SPEAKER_FORMAT = "adpcm"
+SPEAKER_FORMATS = ("pcm16", "mulaw", "adpcm")
 
 
 class DemoError(SottoError):
@@ -44,8 +46,12 @@ class DemoOptions:
     echo_gain: float = 0.3  # the speaker leaks into the mic, as on a real kiosk
     echo_delay_s: float = 0.03
     # The board's speaker ring in PCM16 bytes. An ESP32-S3 with PSRAM holds a whole reply
-    # (128 KB ~ 3 s at 22050 Hz), so the host can send ahead at line rate and finish early.
+    # (256 KB ~ 5.9 s at 22050 Hz), so the host can send ahead and finish early.
     speaker_buffer: int | None = DEMO_SPEAKER_BUFFER
+    # What the simulated board offers for its speaker. total_turn_ms ends at the LAST chunk
+    # sent, so line time counts: PCM16 at 22050 Hz fills ~half of 921600 baud (a 4 s reply
+    # needs ~2 s of line), IMA-ADPCM a quarter of that.
+    speaker_format: str = DEMO_SPEAKER_FORMAT
     think_s: float = 0.3  # the simulated user's pause after a reply before speaking again
     turn_timeout_s: float = 60.0
     trace_folder: Path | None = None
@@ -94,6 +100,15 @@ class _Watcher:
                 await asyncio.wait_for(self.changed.wait(), min(left, 0.5))
             except asyncio.TimeoutError:
                 pass
+
+
+def speaker_format_mask(name: str) -> int:
+    from sotto_fw import wire
+
+    masks = {"pcm16": wire.FMT_PCM16, "mulaw": wire.FMT_MULAW, "adpcm": wire.FMT_ADPCM}
+    if name not in masks:
+        raise DemoError(f"unknown speaker format {name!r}; choose from {', '.join(SPEAKER_FORMATS)}")
+    return masks[name]
 
 
 def _p(values: list[float], q: float) -> float | None:
@@ -153,6 +168,7 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
     board = SimulatedBoard(baud=options.baud, echo_gain=options.echo_gain, echo_delay_s=options.echo_delay_s)
     if options.speaker_buffer is not None:
         board.profile["speaker_buffer"] = int(options.speaker_buffer)
+    board.profile["speaker_formats"] = speaker_format_mask(options.speaker_format)
     watcher = _Watcher()
     turn_lines: list[dict[str, Any]] = []
     details: dict[str, Any] = {"session": session_id, "baud": options.baud, "load_ms": engines.load_ms}
