@@ -1,7 +1,9 @@
 """`sotto state [SESSION] [--diff] [--json]`: a session's working memory and its history.
 
-Without SESSION: the stored sessions. `--rollback N` makes version N current again and
-`--drop TEXT` removes items mentioning TEXT; both are recorded as "user-edit" versions.
+Without SESSION: the stored sessions. `--rollback N` makes version N current again,
+`--drop TEXT` removes items mentioning TEXT, and `--set FIELD=VALUE` (also FIELD[i]=VALUE,
+FIELD+=VALUE; validated against the schema) edits a field; each is recorded as a
+"user-edit" version with the command that made it.
 """
 
 from __future__ import annotations
@@ -9,8 +11,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import shlex
 
+from sotto.errors import StoreError
 from sotto.memory.diff import diff_states
+from sotto.memory.edit import edit_state
 from sotto.memory.patch import StatePatch, apply_patch
 from sotto.memory.store import Store
 
@@ -21,6 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="JSON output, one object per line")
     parser.add_argument("--rollback", type=int, metavar="VERSION", help="make this version the current state")
     parser.add_argument("--drop", metavar="TEXT", help="remove every item that mentions TEXT")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="FIELD=VALUE",
+        help="edit a field: current_task=..., facts[0]=..., facts+=... (repeatable; an empty indexed value deletes)",
+    )
 
 
 def _when(ts: float) -> str:
@@ -39,9 +48,22 @@ def run(args: argparse.Namespace) -> int:
             return 0
         history = store.history(args.session)
         latest = history[-1]
-        if args.rollback is not None or args.drop:
+        if args.rollback is not None or args.drop or args.set:
+            if sum(bool(x) for x in (args.rollback is not None, args.drop, args.set)) > 1:
+                print("sotto state: use one of --rollback, --drop, --set at a time")
+                return 2
             state = latest.state
-            if args.rollback is not None:
+            if args.set:
+                new = state
+                try:
+                    for assignment in args.set:
+                        new = edit_state(new, assignment)
+                except StoreError as exc:
+                    print(f"sotto state: {exc}")
+                    return 2
+                changes = diff_states(state, new)
+                command = "sotto state " + args.session + "".join(f" --set {shlex.quote(a)}" for a in args.set)
+            elif args.rollback is not None:
                 match = [h for h in history if h.version == args.rollback]
                 if not match:
                     print(f"sotto state: no version {args.rollback} (0..{latest.version})")
@@ -49,18 +71,20 @@ def run(args: argparse.Namespace) -> int:
                 new = match[0].state.copy()
                 new.session_id = args.session
                 changes = diff_states(state, new)
+                command = f"sotto state {args.session} --rollback {args.rollback}"
             else:
                 applied = apply_patch(state, StatePatch(drop_items=[args.drop]))
                 new, changes = applied.state, applied.changes
+                command = f"sotto state {args.session} --drop {shlex.quote(args.drop)}"
             new.touch()
-            version = store.commit(new, turn=latest.turn, source="user-edit", changes=changes)
+            version = store.commit(new, turn=latest.turn, source="user-edit", changes=changes, note=command)
             print(f"version {version}: {len(changes)} change(s)")
             history = store.history(args.session)
             latest = history[-1]
         if args.json:
             if args.diff:
                 for h in history:
-                    print(json.dumps({"version": h.version, "turn": h.turn, "source": h.source, "changes": h.changes, "at": h.created_at}, ensure_ascii=False))
+                    print(json.dumps({"version": h.version, "turn": h.turn, "source": h.source, "note": h.note, "changes": h.changes, "at": h.created_at}, ensure_ascii=False))
             print(json.dumps(latest.state.to_dict(), ensure_ascii=False))
             return 0
         from rich.console import Console
@@ -69,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         console = Console()
         if args.diff:
             for h in history:
-                console.print(f"[bold]v{h.version}[/] turn {h.turn} by {h.source} at {_when(h.created_at)}")
+                note = f" ({h.note})" if h.note else ""
+                console.print(f"[bold]v{h.version}[/] turn {h.turn} by {h.source}{note} at {_when(h.created_at)}", highlight=False)
                 for c in h.changes:
                     op = {"add": "[green]+[/]", "remove": "[red]-[/]"}.get(c["op"], "[yellow]~[/]")
                     text = c["new"] if c["op"] == "add" else c["old"] if c["op"] == "remove" else f"{c['old']!r} -> {c['new']!r}"
