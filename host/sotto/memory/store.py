@@ -82,13 +82,19 @@ def check_session_id(session_id: str) -> str:
 class Store:
     """Thread-safe: one connection guarded by a lock (the voice harness and the agent share it)."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, apply_retention: bool = True, redact: bool | None = None) -> None:
+        """`apply_retention`: delete what is older than the retention (SOTTO_RETENTION_DAYS,
+        default 30 days) now. `redact`: store trace text as length+hash (default SOTTO_REDACT)."""
+        from sotto.privacy.redact import redaction_enabled
+
         self.path = Path(path) if path is not None else paths.database_path()
+        self.redact = redaction_enabled() if redact is None else redact
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=10)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed, not left in free pages
             self._db.executescript(SCHEMA)
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(state_versions)")}
             if "note" not in columns:  # stores made before edits were annotated
@@ -96,6 +102,10 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
         self._lock = threading.Lock()
+        if apply_retention:
+            from sotto.privacy.forget import expire, retention_days
+
+            expire(self, retention_days())
 
     def close(self) -> None:
         with self._lock:
@@ -139,6 +149,25 @@ class Store:
             self._db.execute("DELETE FROM trace_events WHERE session_id=?", (session_id,))
             self._db.execute("DELETE FROM session_profiles WHERE session_id=?", (session_id,))
         return cur.rowcount > 0
+
+    def older_than(self, cutoff: float) -> tuple[list[str], list[str]]:
+        """Sessions and profiles last updated before `cutoff` (epoch seconds)."""
+        with self._lock:
+            sessions = [r[0] for r in self._db.execute("SELECT session_id FROM sessions WHERE updated_at < ?", (cutoff,))]
+            profiles = [r[0] for r in self._db.execute("SELECT profile_key FROM profiles WHERE updated_at < ?", (cutoff,))]
+        return sessions, profiles
+
+    def delete_traces_before(self, cutoff: float) -> int:
+        with self._lock, self._tx():
+            cur = self._db.execute("DELETE FROM trace_events WHERE ts < ?", (cutoff,))
+        return cur.rowcount
+
+    def compact(self) -> None:
+        """Checkpoint and truncate the WAL, then VACUUM: deleted text leaves the files."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.execute("VACUUM")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # ------------------------------------------------------------------ profiles
 
@@ -238,6 +267,10 @@ class Store:
     def append_trace(self, session_id: str, event: dict[str, Any]) -> None:
         """Append one trace event (a JSON object with a string "type"); bounded in size."""
         kind = str(event.get("type", "event"))[:64]
+        if self.redact:
+            from sotto.privacy.redact import redact_event
+
+            event = redact_event(event)
         text = json.dumps(event, ensure_ascii=False, default=str)
         if len(text.encode()) > MAX_EVENT_BYTES:
             text = json.dumps({"type": kind, "truncated": True, "preview": text[:2000]}, ensure_ascii=False)

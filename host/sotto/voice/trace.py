@@ -44,7 +44,12 @@ class TraceLog:
         sinks: tuple[TraceSink, ...] = (),
         clock: Callable[[], float] = time.monotonic,
         persist: bool = True,
+        redact: bool | None = None,
     ) -> None:
+        from sotto.privacy.redact import redaction_enabled
+
+        # Write-time redaction (SOTTO_REDACT=1): the file keeps lengths and hashes, not words.
+        self.redact = redaction_enabled() if redact is None else redact
         self.session_id = check_session_id(session_id)
         self.path = trace_path(session_id, folder) if persist else None
         self._file: IO[str] | None = self.path.open("a", encoding="utf-8") if self.path else None
@@ -63,7 +68,12 @@ class TraceLog:
         event = TraceEvent(type_, self.session_id, turn_id, self.now_ms(), data)
         self.events.append(event)
         if self._file is not None:
-            self._file.write(json.dumps(event.to_json_dict(), ensure_ascii=False) + "\n")
+            record = event.to_json_dict()
+            if self.redact:
+                from sotto.privacy.redact import redact_event
+
+                record = redact_event(record)
+            self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
             self._file.flush()
         for sink in list(self._sinks):
             try:
