@@ -528,6 +528,11 @@ class Turn:
                     "actions": [a.description for a in self.actions],
                     "prior_side_effects": list(self.prior_side_effects),
                     "knowledge": list(self.report.reference_titles),
+                    "update_prompt_tokens": update.prompt_tokens if update else 0,
+                    "update_completion_tokens": update.completion_tokens if update else 0,
+                    "reply_tokens": self.agent.model.count_tokens(result.reply)
+                    if self.agent.model is not None and result.reply_source in ("model", "mixed")
+                    else 0,
                     "asr_text": self.asr_text if self.backfill else None,
                     "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.backfill],
                 },
