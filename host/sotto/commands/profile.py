@@ -28,9 +28,9 @@ def run(args: argparse.Namespace) -> int:
     store = Store()
     try:
         if not args.user:
-            for key, updated in store.profiles():
-                when = datetime.datetime.fromtimestamp(updated).strftime("%Y-%m-%d %H:%M:%S")
-                print(json.dumps({"profile": key, "updated_at": updated}) if args.json else f"{key}\t{when}")
+            for key, updated_at in store.profiles():
+                when = datetime.datetime.fromtimestamp(updated_at).strftime("%Y-%m-%d %H:%M:%S")
+                print(json.dumps({"profile": key, "updated_at": updated_at}) if args.json else f"{key}\t{when}")
             return 0
         key = profile_key(args.user)
         current = store.profile(key)

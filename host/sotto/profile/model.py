@@ -15,7 +15,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from sotto.errors import StoreError
 from sotto.memory.state import NAME_LEN, PROFILE_MAX, SessionState, bounded, clip
@@ -131,7 +131,7 @@ def seed_state(state: SessionState, profile: Profile) -> SessionState:
     return bounded(out)[0]
 
 
-def edit(profile: Profile, *, set_items: list[str] = (), remove: list[str] = ()) -> Profile:  # type: ignore[assignment]
+def edit(profile: Profile, *, set_items: Sequence[str] = (), remove: Sequence[str] = ()) -> Profile:
     """`KEY=VALUE`: names/preferences/constraints append VALUE, any other KEY is a setting.
     Remove `KEY` (a setting or a whole list) or `KEY=VALUE` (one list item)."""
     out = dataclasses.replace(profile, names=list(profile.names), preferences=list(profile.preferences),
