@@ -2,6 +2,7 @@
 # frame is encoded straight into the frame encoder's payload for AUDIO_UP.
 
 from sotto_fw import audiocodec, wire
+from sotto_fw.compat import ticks_add, ticks_diff
 
 # Largest PCM16 frame: 60 ms at 16 kHz. WELCOME may ask for less, never more.
 MAX_FRAME_PCM = 1920
@@ -18,6 +19,12 @@ class MicCapture:
         self.rate = 16000
         self.fill = 0
         self.first_ms = 0
+        # Capture-position clock: board time of the next sample to be read. Stamping a
+        # frame at read time would be late by however long the audio sat in the mic's
+        # buffer, which varies; the host lines the uplink up against what it played
+        # (echo reference), so stamps must follow the samples, not the reads.
+        self.next_sample_ms = -1
+        self.sub_ms = 0  # sample remainder below one ms, in units of 1/rate ms
         self.encoder = audiocodec.AudioEncoder(wire.FMT_PCM16)
         self.frames = 0
         self.discarded = 0
@@ -35,6 +42,7 @@ class MicCapture:
         self.frame_mv = self.pcm_mv[:frame_bytes]
         self.rate = rate
         self.fill = 0
+        self.next_sample_ms = -1
         if self.encoder.fmt != fmt:
             self.encoder = audiocodec.AudioEncoder(fmt)
         self.encoder.reset()
@@ -52,16 +60,30 @@ class MicCapture:
             view = self.pcm_mv[self.fill : self.frame_bytes]
         got = self.mic.readinto(view) or 0
         if got > 0:
+            # The newest sample just read was captured about now, so the first one no
+            # later than `latest`. Anchor there at the start and whenever the position
+            # clock runs ahead of it (samples lost in the mic driver).
+            latest = ticks_add(now, -((got * 500) // self.rate))
+            if self.next_sample_ms < 0 or ticks_diff(self.next_sample_ms, latest) > 0:
+                self.next_sample_ms = latest
+                self.sub_ms = 0
             if self.fill == 0:
-                # The first sample of the frame was captured `got` bytes ago.
-                self.first_ms = now - (got * 500) // self.rate
+                self.first_ms = self.next_sample_ms
+            self._advance(got >> 1)
             self.fill += got
         return self.fill >= self.frame_bytes
+
+    def _advance(self, samples):
+        # ms = samples * 1000 / rate, carried exactly so the clock never drifts.
+        total = self.sub_ms + samples * 1000
+        self.next_sample_ms = ticks_add(self.next_sample_ms, total // self.rate)
+        self.sub_ms = total % self.rate
 
     def drain(self):
         """Read and drop mic audio (not streaming): the mic never backs up with stale audio."""
         got = self.mic.readinto(self.scratch) or 0
         self.discarded += got
+        self.next_sample_ms = -1  # not streaming: re-anchor when streaming resumes
         return got
 
     def encode_into(self, dst, doff):
