@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import json
 import sys
 import threading
@@ -46,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
                               llm_threads=args.threads)
     try:
         asyncio.run(_serve(args, options))
-    except KeyboardInterrupt:
-        pass  # the session already closed as cancelled
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("sotto run: stopped", file=sys.stderr)  # the session closed as cancelled
     return 0
 
 
@@ -64,6 +66,13 @@ def _print_turn(args: argparse.Namespace, record: dict[str, Any]) -> None:
 async def _serve(args: argparse.Namespace, options: "PipelineOptions") -> None:
     from sotto.link.board_link import BoardLink, LinkOptions
 
+    # Ctrl+C and SIGTERM (service managers) both close the session as cancelled.
+    main_task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    if main_task is not None:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signum, main_task.cancel)
     # The port first: a wrong port or a silent board is reported before seconds of model loading.
     link = BoardLink(args.port, LinkOptions(baud=args.baud))
     print(f"sotto run: waiting for the board on {args.port} ...", file=sys.stderr, flush=True)
@@ -113,8 +122,10 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
                              daemon=True, name="sotto-typed-turns").start()
             print("sotto run: type a line and press Enter to speak to the agent; Ctrl+C to stop", file=sys.stderr,
                   flush=True)
-        usage = await session.run()
-        print(json.dumps(usage.summary(), ensure_ascii=False), file=sys.stderr, flush=True)
+        try:
+            await session.run()
+        finally:
+            print(json.dumps(session.usage.summary(), ensure_ascii=False), file=sys.stderr, flush=True)
     finally:
         stop_reading.set()
         pipeline.close()
