@@ -26,13 +26,16 @@ import tty
 from dataclasses import dataclass
 
 BITS_PER_BYTE = 10
+# An ESP32-S3 UART's hardware TX FIFO is 128 bytes. A deeper FIFO here would make every
+# reply (PONG, CREDIT) wait behind more bulk data: ~1.4 ms per 128 bytes at 921600 baud.
+UART_TX_FIFO = 128
 CATCH_UP_S = 0.02  # line time a late pump may make up (the hardware thread can be preempted)
 
 
 class SimUartPort:
     """The board's end of the line (machine.UART-like, non-blocking)."""
 
-    def __init__(self, rx_capacity: int = 4096, tx_capacity: int = 256) -> None:
+    def __init__(self, rx_capacity: int = 4096, tx_capacity: int = UART_TX_FIFO) -> None:
         self.rx_capacity = rx_capacity
         self.tx_capacity = tx_capacity
         self._rx = bytearray()
@@ -128,7 +131,7 @@ class _FaultDice:
 
 
 class VirtualSerialLine:
-    def __init__(self, baud: int, *, rx_capacity: int = 4096, tx_capacity: int = 256, seed: int | None = None) -> None:
+    def __init__(self, baud: int, *, rx_capacity: int = 4096, tx_capacity: int = UART_TX_FIFO, seed: int | None = None) -> None:
         if baud <= 0:
             raise ValueError(f"baud must be positive, got {baud}")
         self.baud = baud
