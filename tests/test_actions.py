@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
 
 from fakes_llm import FakeLanguageModel
-from sotto.agent import Agent, AgentConfig, AgentResponder
+from sotto.agent import Agent, AgentConfig
 from sotto.memory.actions import extract_actions, words_without_actions
 from sotto.memory.store import Store
+from sotto.voice.agent_responder import AgentVoiceResponder
 from sotto.voice.responder import BoardAction, ReplyRequest, ReplySentence
 
 
@@ -87,20 +87,19 @@ def test_prior_side_effects_are_mentioned_and_noted(store: Store) -> None:
 
 def test_responder_yields_actions_before_the_answer(store: Store) -> None:
     agent = Agent(FakeLanguageModel(replies=["Sure."]), store, config=AgentConfig(model_update="off", reply_mode="composed"))
-    responder = AgentResponder(agent, "s")
+    responder = AgentVoiceResponder(agent, "s")
 
     async def main() -> list[object]:
         request = ReplyRequest(turn_id=1, words="开灯，然后提醒我买牛奶")
         return [item async for item in responder.reply(request)]
 
-    items = asyncio.run(main())
+    try:
+        items = asyncio.run(main())
+        result = responder.result(1).result(timeout=10)
+    finally:
+        responder.close()
     assert isinstance(items[0], BoardAction) and (items[0].name, items[0].value) == ("gpio:0", 1)
     texts = [i.text for i in items if isinstance(i, ReplySentence)]
     assert texts[0] == "好的，灯已打开。"
-    for _ in range(100):
-        if responder.last_result is not None:
-            break
-        time.sleep(0.05)
-    assert responder.last_result is not None
-    state = responder.last_result.state
+    state = result.state
     assert "灯已打开" in state.facts and any("买牛奶" in s for s in state.pending_steps)

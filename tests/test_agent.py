@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from fakes_llm import FakeLanguageModel
-from sotto.agent import Agent, AgentConfig, AgentResponder
+from sotto.agent import Agent, AgentConfig
 from sotto.memory.sanitize import leaks
 from sotto.memory.state import FACTS_MAX, STEPS_MAX, SessionState
 from sotto.memory.store import Store
-from sotto.voice.responder import ReplyRequest, ReplySentence
+from sotto.voice.agent_responder import AgentVoiceResponder
+from sotto.voice.responder import BoardAction, ReplyRequest, ReplySentence
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -150,20 +151,75 @@ def test_context_too_small_is_counted_not_crashed(store: Store) -> None:
 def test_responder_adapter_streams_and_finishes(store: Store) -> None:
     model = FakeLanguageModel(replies=["Sure, the plants at six."])
     agent = Agent(model, store, config=AgentConfig(model_update="before_reply"))
-    responder = AgentResponder(agent, "s")
+    responder = AgentVoiceResponder(agent, "s")
 
     async def main() -> list[ReplySentence]:
         items = [item async for item in responder.reply(ReplyRequest(turn_id=1, words="Remind me to water the plants at six."))]
         return [i for i in items if isinstance(i, ReplySentence)]
 
-    items = asyncio.run(main())
-    assert items[0].acknowledgement  # update before the reply: the slow path acknowledges first
-    assert items[-1].text == "Sure, the plants at six."
-    for _ in range(100):
-        if responder.last_result is not None:
-            break
-        time.sleep(0.05)
-    assert responder.last_result is not None and "plants" in responder.last_result.state.memory_text()
+    try:
+        items = asyncio.run(main())
+        # Acknowledgements are the harness's (its ladder plays phrases synthesised at start-up).
+        assert not any(i.acknowledgement for i in items)
+        assert items[-1].text == "Sure, the plants at six."
+        result = responder.result(1).result(timeout=10)
+        assert "plants" in result.state.memory_text() and not result.interrupted
+    finally:
+        responder.close()
+
+
+def test_responder_cancelled_after_an_action_finishes_the_turn_and_the_next_states_it(store: Store) -> None:
+    agent = Agent(FakeLanguageModel(replies=["Sure."]), store, config=AgentConfig(model_update="off", reply_mode="composed"))
+    responder = AgentVoiceResponder(agent, "s")
+
+    async def barge_in_after_the_action() -> list[object]:
+        items = responder.reply(ReplyRequest(turn_id=1, words="Set the volume to 30 and remind me to call Ana."))
+        first = await items.__anext__()
+        await items.aclose()  # what the harness does on a barge-in: the reply is closed mid-way
+        return [first]
+
+    async def next_turn() -> list[object]:
+        request = ReplyRequest(turn_id=2, words="What was that?", prior_side_effects=("volume set to 30",))
+        return [item async for item in responder.reply(request)]
+
+    try:
+        first = asyncio.run(barge_in_after_the_action())
+        assert isinstance(first[0], BoardAction) and (first[0].name, first[0].value) == ("volume", 30)
+        interrupted = responder.result(1).result(timeout=10)
+        assert interrupted.interrupted and [a.name for a in interrupted.actions] == ["volume"]
+        # The agent was released by the cancelled turn: the next one runs and says what already ran.
+        items = asyncio.run(next_turn())
+        texts = [i.text for i in items if isinstance(i, ReplySentence)]
+        assert not any(isinstance(i, BoardAction) for i in items)
+        assert texts[0] == "Earlier I already did this: volume set to 30."
+        result = responder.result(2).result(timeout=10)
+        assert result.prior_side_effects == ["volume set to 30"]
+        assert "already done: volume set to 30" in result.state.facts
+    finally:
+        responder.close()
+
+
+def test_responder_opens_the_profile_before_the_first_turn_and_promotes_at_close(store: Store) -> None:
+    agent = Agent(FakeLanguageModel(), store, config=AgentConfig(model_update="off", reply_mode="composed"))
+    first = AgentVoiceResponder(agent, "monday", profile="board:kiosk-1")
+
+    async def say(responder: AgentVoiceResponder, turn: int, words: str) -> None:
+        async for _ in responder.reply(ReplyRequest(turn_id=turn, words=words)):
+            pass
+
+    asyncio.run(say(first, 1, "My name is Maya."))
+    first.result(1).result(timeout=10)
+    first.close()  # the voice session closed: its stable items go to the profile
+    assert store.session_profile("monday") == "board:kiosk-1"
+    stored = store.profile("board:kiosk-1")
+    assert stored is not None and "Maya" in stored.names
+    second = AgentVoiceResponder(agent, "tuesday", profile="board:kiosk-1")
+    try:
+        asyncio.run(say(second, 1, "Remind me to water the plants."))
+        state = second.result(1).result(timeout=10).state
+        assert "Maya" in state.user_profile.names  # seeded from the profile before the first turn
+    finally:
+        second.close()
 
 
 CRASH_CHILD = """

@@ -17,16 +17,16 @@ runs in `finish()`, while the reply is being played, and is merged on top (groun
 the user's words) for the next turn. `AgentConfig(model_update="before_reply")` gives
 the strict order (update, then reply) for larger models or when latency does not matter.
 
-`AgentResponder` adapts a session to the voice harness's async `Responder` protocol.
+The voice harness talks to the agent through `sotto.voice.agent_responder.AgentVoiceResponder`
+(all agent calls on one worker thread; board actions, profiles, cancellation).
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from sotto.backfill.corrector import Correction, EntityCorrector
 from sotto.backfill.entities import entities_from_state
@@ -41,7 +41,7 @@ from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
 from sotto.profile.model import Profile, profile_key, promote, seed_state
-from sotto.voice.responder import BoardAction, ReplyItem, ReplyRequest, ReplySentence
+from sotto.voice.responder import BoardAction
 
 MAX_WORDS_CHARS = 600
 
@@ -544,51 +544,3 @@ class Turn:
         finally:
             self.agent._model_lock.release()
 
-
-class AgentResponder:
-    """The voice harness's `Responder` for one session (sotto.voice.responder)."""
-
-    def __init__(self, agent: Agent, session_id: str, *, profile: str | None = None) -> None:
-        self.agent = agent
-        self.session_id = session_id
-        self.profile = profile  # user name or profile key; default AgentConfig.profile_owner
-        self._opened = False
-        self.last_result: TurnResult | None = None
-
-    async def reply(self, request: ReplyRequest) -> AsyncIterator[ReplyItem]:
-        if not self._opened:
-            await asyncio.to_thread(self.agent.open_session, self.session_id, profile=self.profile)
-            self._opened = True
-        turn = await asyncio.to_thread(
-            self.agent.start_turn,
-            self.session_id,
-            request.words,
-            turn=request.turn_id,
-            prior_side_effects=request.prior_side_effects,
-        )
-        finished = False
-        try:
-            # Side effects first: the harness runs them on its cancellable path and
-            # reports what already ran to the next turn (ReplyRequest.prior_side_effects).
-            for action in turn.board_actions():
-                yield action
-            if turn.acknowledgement.recommended or request.control.defer:
-                yield ReplySentence(turn.acknowledgement.phrase, acknowledgement=True)
-            sentences = turn.sentences()
-            while True:
-                if request.control.max_sentences is not None:
-                    turn.shorten(request.control.max_sentences)
-                sentence = await asyncio.to_thread(next, sentences, None)
-                if sentence is None:
-                    break
-                yield ReplySentence(sentence)
-            finished = True
-        finally:
-            if not finished:
-                turn.cancel()  # barge-in or session end: stop the model now
-            # The state update stands whatever happened to the reply; it runs off the
-            # event loop so playback and listening go on.
-            threading.Thread(target=self._finish, args=(turn,), daemon=True).start()
-
-    def _finish(self, turn: Turn) -> None:
-        self.last_result = turn.finish()

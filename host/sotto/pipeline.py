@@ -1,10 +1,13 @@
 """The composition root: the one place that builds engines, agent, responder and harness.
 
     engines = load_engines(PipelineOptions())                  # LLM + Piper, loaded side by side
+    # or PipelineOptions(engine_config=EngineConfig.from_args(args)): the LLM behind an
+    # OpenAI-compatible server, TTS behind wyoming-piper, whichever is configured
     recognizer, asr_label = make_recognizer("en", transcripts=[...])
-    pipeline = Pipeline(engines, Store())
-    session = pipeline.session(port, recognizer, session_id="kitchen")
+    pipeline = Pipeline(engines, Store(), knowledge=load_configured_knowledge(path))
+    session, responder = pipeline.session(port, recognizer, session_id="kitchen", profile="board:kiosk-1")
     usage = await session.run()
+    pipeline.close()                                           # ends the sessions (profile promotion)
 
 Speech out streams: the agent yields reply sentences as the model writes them, the
 harness synthesises each with Piper on a worker thread, resamples it to the board's
@@ -23,12 +26,14 @@ from typing import TYPE_CHECKING, Sequence
 
 import sotto  # noqa: F401  (offline environment before any engine import)
 from sotto.engines.base import LanguageModel, Recognizer, SpeechSynthesizer
+from sotto.engines.config import EngineConfig
 from sotto.errors import ModelNotFound
 from sotto.voice.agent_responder import AgentVoiceResponder
 from sotto.voice.harness import VoiceConfig, VoiceSession
 from sotto.voice.trace import TraceSink
 
 if TYPE_CHECKING:
+    from sotto.knowledge.base import KnowledgeBase
     from sotto.memory.store import Store
     from sotto.voice.ports import BoardPort
 
@@ -44,6 +49,10 @@ class PipelineOptions:
     n_ctx: int = 2048
     llm_threads: int | None = None  # default: default_llm_threads()
     tts_threads: int | None = None
+    # Remote engines (--llm-url, --tts-wyoming, --asr-wyoming, --engines-config); in-process
+    # for whatever it does not configure. Its llm_path / tts_voice / asr_model are used when
+    # model / voice / asr_model above are not given.
+    engine_config: EngineConfig = field(default_factory=EngineConfig)
 
 
 @dataclass
@@ -60,7 +69,10 @@ def _load_llm(options: PipelineOptions) -> tuple[LanguageModel, str, float]:
     from sotto.models.resolve import resolve_llm
 
     started = time.perf_counter()
-    resolved = resolve_llm(options.model)
+    remote = options.engine_config.remote_llm()
+    if remote is not None:
+        return remote, remote.name, (time.perf_counter() - started) * 1000.0
+    resolved = resolve_llm(options.model or options.engine_config.llm_path)
     model = llm.load(resolved.path, n_ctx=options.n_ctx, n_threads=options.llm_threads or default_llm_threads())
     return model, resolved.path.name, (time.perf_counter() - started) * 1000.0
 
@@ -70,7 +82,10 @@ def _load_tts(options: PipelineOptions) -> tuple[SpeechSynthesizer, str, float]:
     from sotto.models.resolve import resolve_voice
 
     started = time.perf_counter()
-    resolved = resolve_voice(options.voice, lang=options.lang)
+    remote = options.engine_config.remote_tts()
+    if remote is not None:
+        return remote, remote.name, (time.perf_counter() - started) * 1000.0
+    resolved = resolve_voice(options.voice or options.engine_config.tts_voice, lang=options.lang)
     voice = tts.load(resolved.path, threads=options.tts_threads)
     return voice, voice.name, (time.perf_counter() - started) * 1000.0
 
@@ -85,7 +100,8 @@ def default_llm_threads(cores: int | None = None) -> int:
 
 
 def load_engines(options: PipelineOptions) -> LoadedEngines:
-    """Load the language model and the voice side by side (start-up is on the 5 s budget)."""
+    """Load the language model and the voice side by side (start-up is on the 5 s budget);
+    a remote engine configured in `options.engine_config` is used instead of loading one."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="sotto-load") as pool:
         llm_future = pool.submit(_load_llm, options)
         tts_future = pool.submit(_load_tts, options)
@@ -113,11 +129,17 @@ def make_recognizer(
     transcripts: Sequence[str] | None = None,
     durations_s: Sequence[float] | None = None,
     sample_rate: int = 16000,
+    engine_config: EngineConfig | None = None,
 ) -> tuple[Recognizer, str]:
-    """Vosk when a model for `lang` is installed (or given); else, for a scripted
-    conversation, transcript replay, labelled as such. Returns (recognizer, label)."""
+    """A Wyoming ASR service when configured; else Vosk when a model for `lang` is
+    installed (or given); else, for a scripted conversation, transcript replay, labelled
+    as such. Returns (recognizer, label)."""
     from sotto.models.resolve import resolve_vosk
 
+    if engine_config is not None and engine_config.asr_wyoming:
+        remote = engine_config.recognizers().make(lang, sample_rate=sample_rate)
+        return remote, f"wyoming {engine_config.asr_wyoming}"
+    asr_model = asr_model or (engine_config.asr_model if engine_config is not None else None)
     try:
         resolved = resolve_vosk(lang, asr_model)
     except ModelNotFound:
@@ -145,13 +167,14 @@ class Pipeline:
     """Engines + working memory, ready to serve sessions on any `BoardPort`."""
 
     def __init__(self, engines: LoadedEngines, store: "Store", *, lang: str = "en",
-                 voice_config: VoiceConfig | None = None) -> None:
+                 voice_config: VoiceConfig | None = None, knowledge: "KnowledgeBase | None" = None) -> None:
+        """`knowledge`: system knowledge for the replies (`sotto.knowledge.load_configured_knowledge`)."""
         from sotto.agent import Agent
 
         self.engines = engines
         self.store = store
         self.lang = lang
-        self.agent = Agent(engines.llm, store)
+        self.agent = Agent(engines.llm, store, knowledge=knowledge)
         self.voice_config = voice_config or default_voice_config()
         self.responders: list[AgentVoiceResponder] = []
 
@@ -163,8 +186,12 @@ class Pipeline:
         session_id: str,
         sinks: tuple[TraceSink, ...] = (),
         trace_folder: Path | None = None,
+        profile: str | None = None,
     ) -> tuple[VoiceSession, AgentVoiceResponder]:
-        responder = AgentVoiceResponder(self.agent, session_id, lang=self.lang)
+        """`profile`: the long-term profile the session is seeded from and promoted to at
+        its end (a user name or a key like "board:kiosk-1"; None: none until a name is said)."""
+        responder = AgentVoiceResponder(self.agent, session_id, lang=self.lang, profile=profile)
+        responder.open()  # on the agent's worker, ahead of the first turn
         self.responders.append(responder)
         session = VoiceSession(
             port, recognizer, responder, self.engines.tts, session_id=session_id, config=self.voice_config,
@@ -173,6 +200,7 @@ class Pipeline:
         return session, responder
 
     def close(self) -> None:
+        """End every session (each promotes its profile) and stop the agent workers. Blocking."""
         for responder in self.responders:
             responder.close()
         self.responders.clear()

@@ -21,11 +21,14 @@ from typing import TYPE_CHECKING, Any
 from sotto.errors import ConfigError
 
 if TYPE_CHECKING:
+    from sotto.knowledge.base import KnowledgeBase
     from sotto.link.board_link import BoardLink
     from sotto.pipeline import PipelineOptions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sotto.engines.config import add_engine_arguments
+
     parser.add_argument("--port", required=True, metavar="URL",
                         help="the board: a device path (/dev/ttyACM0) or any pyserial URL")
     parser.add_argument("--baud", type=int, default=921600, help="UART line rate (default 921600)")
@@ -37,17 +40,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--asr-model", metavar="DIR", help="a Vosk model folder")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: 1 on a 2-core host)")
     parser.add_argument("--json", action="store_true", help="each finished turn as a JSON line on stdout")
+    parser.add_argument("--knowledge", metavar="FILE",
+                        help="system knowledge file for the replies (default: $SOTTO_KNOWLEDGE, else none)")
+    parser.add_argument("--profile", metavar="OWNER",
+                        help="long-term profile the session is seeded from and promoted to: a user name or a key "
+                             "(default: the board's, board:<board id>)")
+    add_engine_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from sotto.engines.config import EngineConfig
+    from sotto.knowledge import load_configured_knowledge
     from sotto.pipeline import PipelineOptions
 
     if args.baud < 1200 or args.baud > 12_000_000:
         raise ConfigError("--baud must be between 1200 and 12000000")
+    if args.profile is not None:
+        from sotto.profile.model import profile_key
+
+        profile_key(args.profile)  # a bad name fails before the port and the models
     options = PipelineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, lang=args.lang,
-                              llm_threads=args.threads)
+                              llm_threads=args.threads, engine_config=EngineConfig.from_args(args))
+    knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the models load
     try:
-        asyncio.run(_serve(args, options))
+        asyncio.run(_serve(args, options, knowledge))
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("sotto run: stopped", file=sys.stderr)  # the session closed as cancelled
     return 0
@@ -63,7 +79,7 @@ def _print_turn(args: argparse.Namespace, record: dict[str, Any]) -> None:
     print(f"you:   {record.get('user')}\nagent: {reply}\n       [{timing}]", file=sys.stderr, flush=True)
 
 
-async def _serve(args: argparse.Namespace, options: "PipelineOptions") -> None:
+async def _serve(args: argparse.Namespace, options: "PipelineOptions", knowledge: "KnowledgeBase | None") -> None:
     from sotto.link.board_link import BoardLink, LinkOptions
 
     # Ctrl+C and SIGTERM (service managers) both close the session as cancelled.
@@ -78,12 +94,13 @@ async def _serve(args: argparse.Namespace, options: "PipelineOptions") -> None:
     print(f"sotto run: waiting for the board on {args.port} ...", file=sys.stderr, flush=True)
     await link.open()
     try:
-        await _serve_link(args, options, link)
+        await _serve_link(args, options, link, knowledge)
     finally:
         await link.close()
 
 
-async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link: "BoardLink") -> None:
+async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link: "BoardLink",
+                      knowledge: "KnowledgeBase | None" = None) -> None:
     from sotto.errors import ModelNotFound
     from sotto.memory.store import Store
     from sotto.pipeline import Pipeline, load_engines, make_recognizer
@@ -95,7 +112,8 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
     inner = None
     asr_label = "none (typed turns only)"
     try:
-        inner, asr_label = await asyncio.to_thread(make_recognizer, args.lang, asr_model=args.asr_model)
+        inner, asr_label = await asyncio.to_thread(make_recognizer, args.lang, asr_model=args.asr_model,
+                                                   engine_config=options.engine_config)
     except ModelNotFound as exc:
         if not args.text:
             raise ConfigError(f"{exc}; no speech recognition for {args.lang!r}",
@@ -104,7 +122,7 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
     assert recognizer is not None
     print(f"sotto run: llm {engines.llm_file}, tts {engines.tts_name}, asr {asr_label}", file=sys.stderr, flush=True)
     store = Store()
-    pipeline = Pipeline(engines, store, lang=args.lang)
+    pipeline = Pipeline(engines, store, lang=args.lang, knowledge=knowledge)
     stop_reading = threading.Event()
     try:
         session_id = args.session or f"{link.board_name}-{time.strftime('%Y%m%d-%H%M%S')}".replace("/", "_")
@@ -114,8 +132,11 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
             if event.type == ev.TURN_COMPLETED:
                 _print_turn(args, dict(event.data))
 
-        session, _responder = pipeline.session(link, recognizer, session_id=session_id, sinks=(on_event,))
-        print(f"sotto run: session {session_id}; {link.choice.describe() if link.choice else ''}",
+        profile = args.profile or (f"board:{link.board_id[:60]}" if link.board_id else None)
+        session, _responder = pipeline.session(link, recognizer, session_id=session_id, sinks=(on_event,),
+                                               profile=profile)
+        print(f"sotto run: session {session_id} (profile {profile or 'none'}); "
+              f"{link.choice.describe() if link.choice else ''}",
               file=sys.stderr, flush=True)
         if isinstance(recognizer, TypedTurnsRecognizer):
             threading.Thread(target=read_lines_forever, args=(sys.stdin, recognizer.type_line, stop_reading),

@@ -15,7 +15,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from sotto.errors import SottoError
 from sotto.pipeline import LoadedEngines, Pipeline, PipelineOptions, load_engines, make_recognizer, peak_rss_mb
@@ -23,12 +23,16 @@ from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
 from sotto.voice.phases import Phase
 
+if TYPE_CHECKING:
+    from sotto.knowledge.base import KnowledgeBase
+
 DEMO_FIELDS = ("turn", "user", "final_transcript", "reply", "state", "first_byte_ms", "first_answer_ms",
                "total_turn_ms", "barge_in_ms", "interrupted", "degraded", "degrade_actions")
 
 
 DEMO_SPEAKER_BUFFER = 262144
 DEMO_SPEAKER_FORMAT = "adpcm"
+DEMO_PROFILE = "demo"  # the simulated user's long-term profile
 SPEAKER_FORMATS = ("pcm16", "mulaw", "adpcm")
 
 
@@ -56,6 +60,8 @@ class DemoOptions:
     turn_timeout_s: float = 60.0
     trace_folder: Path | None = None
     started_at: float | None = None  # time.monotonic() at process start, for ready_ms
+    knowledge: "KnowledgeBase | None" = None  # system knowledge for the replies (--knowledge)
+    profile: str | None = DEMO_PROFILE  # seeded from / promoted to (a user name or a key)
 
 
 @dataclass
@@ -159,16 +165,15 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
     utterances, made = await asyncio.to_thread(synthesize_utterances, script, engines.tts)
     recognizer, asr_label = make_recognizer(
         script.lang, asr_model=options.pipeline.asr_model, transcripts=[t.user for t in script.turns],
-        durations_s=[u.duration_s for u in utterances],
+        durations_s=[u.duration_s for u in utterances], engine_config=options.pipeline.engine_config,
     )
     emit("status", {"step": "speech recognition", "asr": asr_label, "utterances_synthesised": made})
     store = Store(options.database) if options.database is not None else Store()
     session_id = options.session_id or time.strftime("demo-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
-    pipeline = Pipeline(engines, store, lang=script.lang)
-    board = SimulatedBoard(baud=options.baud, echo_gain=options.echo_gain, echo_delay_s=options.echo_delay_s)
-    if options.speaker_buffer is not None:
-        board.profile["speaker_buffer"] = int(options.speaker_buffer)
-    board.profile["speaker_formats"] = speaker_format_mask(options.speaker_format)
+    pipeline = Pipeline(engines, store, lang=script.lang, knowledge=options.knowledge)
+    board = SimulatedBoard(baud=options.baud, echo_gain=options.echo_gain, echo_delay_s=options.echo_delay_s,
+                           speaker_buffer=options.speaker_buffer,
+                           speaker_formats=speaker_format_mask(options.speaker_format))
     watcher = _Watcher()
     turn_lines: list[dict[str, Any]] = []
     details: dict[str, Any] = {"session": session_id, "baud": options.baud, "load_ms": engines.load_ms}
@@ -180,7 +185,7 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         await link.open()
         details["formats"] = link.choice.describe() if link.choice is not None else ""
         session, responder = pipeline.session(link, recognizer, session_id=session_id, sinks=(watcher,),
-                                              trace_folder=options.trace_folder)
+                                              trace_folder=options.trace_folder, profile=options.profile)
         session_task = asyncio.create_task(session.run(), name="sotto-demo-session")
 
         def check() -> None:

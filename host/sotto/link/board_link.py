@@ -74,6 +74,9 @@ class LinkOptions:
     event_queue_max: int = 2000
     command_timeout_s: float = 2.0
     stop_timeout_s: float = 1.0
+    # Wire formats the host accepts for the speaker (downlink), a mask of wire.FMT_*: e.g.
+    # FMT_ADPCM | FMT_MULAW to spend less line time per second of reply than PCM16.
+    speaker_formats: int = HOST_FORMATS
 
 
 @dataclass
@@ -259,6 +262,11 @@ class BoardLink:
     @property
     def board_name(self) -> str:
         return self.hello.board if self.hello else "?"
+
+    @property
+    def board_id(self) -> str | None:
+        """The attached board's id from its HELLO (stable across resets), None before one."""
+        return self.hello.board_id if self.hello else None
 
     @property
     def mic_rate(self) -> int:
@@ -541,8 +549,8 @@ class BoardLink:
         other_board = not first and hello.board_id != self._board_id
         new_boot = previous is None or hello.boot_id != previous.boot_id or other_board
         try:
-            choice = choose_formats(self.options.baud, hello.mic_formats, hello.mic_rates, hello.speaker_formats,
-                                    hello.speaker_rates, HOST_FORMATS)
+            choice = choose_formats(self.options.baud, hello.mic_formats, hello.mic_rates,
+                                    hello.speaker_formats & self.options.speaker_formats, hello.speaker_rates, HOST_FORMATS)
         except LinkError as exc:
             if first and self._fatal is None:
                 self._fatal = exc

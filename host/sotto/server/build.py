@@ -77,7 +77,7 @@ def board_bridge_factory(agent: Any, tts: SpeechSynthesizer, recognizers: Any, l
         def make_session(link: Any) -> VoiceSession:
             return VoiceSession(link, recognizers.make(lang), responder, tts, session_id=session_id)
 
-        def close_responder() -> None:  # joins its worker thread: not on the event loop
+        def close_responder() -> None:  # Agent.end_session, then joins its worker thread: not on the event loop
             threading.Thread(target=responder.close, name="sotto-responder-close", daemon=True).start()
 
         return WebSocketBoardBridge(session_id, make_session, on_close=close_responder)

@@ -1,6 +1,6 @@
 """SimulatedBoard: the real firmware (sotto_fw.app.BoardApp) on a virtual serial port.
 
-    with SimulatedBoard(baud=921600, echo_gain=0.3) as board:
+    with SimulatedBoard(baud=921600, echo_gain=0.3, speaker_formats=wire.FMT_ADPCM, speaker_buffer=262144) as board:
         link = BoardLink(board.port_path, LinkOptions(baud=921600))
         board.play_utterance("hello.wav")
         ...
@@ -110,9 +110,22 @@ class SimulatedBoard:
 
     def __init__(self, *, baud: int = 921600, profile: str = "esp32s3", echo_gain: float = 0.0,
                  echo_delay_s: float = 0.03, speaker_out: str | Path | None = None, record_speaker: bool = False,
-                 gap_s: float = 0.6, board_id: str | None = None, seed: int | None = None) -> None:
+                 gap_s: float = 0.6, board_id: str | None = None, seed: int | None = None,
+                 speaker_buffer: int | None = None, speaker_formats: int | None = None) -> None:
+        """`speaker_buffer`: the speaker ring in PCM16 bytes (default: the profile's; an
+        ESP32-S3 with PSRAM can hold a whole reply). `speaker_formats`: the wire formats the
+        board offers for its speaker, a mask of `wire.FMT_*` (default: the profile's, all three)."""
         self.baud = baud
         self.profile = sim_profile(baud, profile)
+        if speaker_buffer is not None:
+            if speaker_buffer < 1024:
+                raise SimError(f"speaker_buffer {speaker_buffer} is too small (at least 1024 bytes)")
+            self.profile["speaker_buffer"] = int(speaker_buffer)
+        if speaker_formats is not None:
+            offered = int(self.profile["speaker_formats"])
+            if speaker_formats & offered == 0 or speaker_formats & ~offered:
+                raise SimError(f"speaker_formats 0x{speaker_formats:x} is not a subset of the board's 0x{offered:x}")
+            self.profile["speaker_formats"] = int(speaker_formats)
         self.board_id = board_id or f"sim-{os.getpid()}-{next(_board_numbers)}"
         self.events: list[SimEvent] = []
         self._t0 = time.monotonic()

@@ -7,6 +7,15 @@ inside `next()`: with a single worker, the turn's `finish()` (the model's state
 patch) is queued behind that in-flight step instead of racing it, and the next
 turn's `start_turn()` is queued behind the patch.
 
+Board actions of a turn ("set the volume to 30") are yielded as `BoardAction`s right
+after the turn starts and before its first sentence: the harness runs them on the
+board (`BoardPort.send_command`) on its cancellable path and hands what already ran in
+an interrupted turn to the next request (`prior_side_effects`), which the agent notes
+in the state and says first.
+
+The session's long-term profile is opened (`Agent.open_session`) on the worker before
+the first turn, and promoted (`Agent.end_session`) when the session closes.
+
 Acknowledgements are left to the harness's degradation ladder, which plays phrases
 synthesised at start-up (instant) rather than a phrase synthesised on demand.
 """
@@ -15,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 import time
 from typing import TYPE_CHECKING, AsyncIterator, Iterator
@@ -24,14 +34,21 @@ from sotto.voice.responder import ReplyItem, ReplyRequest, ReplySentence
 if TYPE_CHECKING:
     from sotto.agent import Agent, Turn, TurnResult
 
+log = logging.getLogger(__name__)
+
 
 class AgentVoiceResponder:
     """`Responder` for one session; `result(turn_id)` gives each turn's committed outcome."""
 
-    def __init__(self, agent: "Agent", session_id: str, *, lang: str | None = None) -> None:
+    def __init__(self, agent: "Agent", session_id: str, *, lang: str | None = None, profile: str | None = None) -> None:
+        """`profile`: a user name or profile key ("demo", "board:kiosk-1") the session is seeded
+        from and promoted to; None: `AgentConfig.profile_owner`, else none until a name is said."""
         self.agent = agent
         self.session_id = session_id
         self.lang = lang
+        self.profile = profile
+        self._opened = False  # read and written on the worker thread only
+        self._ended: concurrent.futures.Future[list[str]] | None = None
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sotto-agent")
         self._results: dict[int, concurrent.futures.Future[TurnResult]] = {}
         # Per turn, ms after the request: when the agent started the turn and yielded each sentence.
@@ -66,6 +83,9 @@ class AgentVoiceResponder:
             raise
         finished = False
         try:
+            # Side effects first: the harness runs them on the board before the answer.
+            for action in turn.board_actions():
+                yield action
             sentences: Iterator[str] = turn.sentences()
             while True:
                 if request.control.max_sentences is not None:
@@ -97,7 +117,18 @@ class AgentVoiceResponder:
 
     def _start(self, request: ReplyRequest) -> "Turn":
         self._count_waiting(-1)
-        return self.agent.start_turn(self.session_id, request.words, turn=request.turn_id, lang=self.lang)
+        self._open_now()
+        return self.agent.start_turn(self.session_id, request.words, turn=request.turn_id, lang=self.lang,
+                                     prior_side_effects=request.prior_side_effects)
+
+    def open(self) -> "concurrent.futures.Future[None]":
+        """Open the session (seed it from its profile) on the worker now, ahead of the first turn."""
+        return self._worker.submit(self._open_now)
+
+    def _open_now(self) -> None:
+        if not self._opened:
+            self.agent.open_session(self.session_id, profile=self.profile)
+            self._opened = True
 
     def _finish_started(self, started: "concurrent.futures.Future[Turn]", outcome: "concurrent.futures.Future[TurnResult]") -> None:
         if started.cancelled():
@@ -125,5 +156,20 @@ class AgentVoiceResponder:
         """Done once every queued agent call (e.g. a state patch) has run."""
         return self._worker.submit(lambda: None)
 
+    def end_session(self) -> "concurrent.futures.Future[list[str]]":
+        """Promote the session's stable items to its profile, after every queued agent call.
+        Once per responder; the future gives the profile keys written."""
+        if self._ended is None:
+            self._ended = self._worker.submit(self._end_now)
+        return self._ended
+
+    def _end_now(self) -> list[str]:
+        return self.agent.end_session(self.session_id) if self._opened else []
+
     def close(self) -> None:
+        """End the session (profile promotion) and stop the worker; blocks until both are done."""
+        ended = self.end_session()
         self._worker.shutdown(wait=True)
+        exc = ended.exception()
+        if exc is not None:  # the session's turns are committed; only the promotion is lost
+            log.warning("session %s: profile promotion at session end failed: %s", self.session_id, exc)
