@@ -1,0 +1,125 @@
+"""The pipeline over the real simulated board and host link, with fake engines: a turn's
+board action runs on the board before the reply's audio, and a barge-in cancels it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from fakes_pipeline import fake_engines
+from sotto.link import messages as m
+from sotto.link.board_link import BoardLink, LinkOptions
+from sotto.memory.store import Store
+from sotto.pipeline import Pipeline
+from sotto.pipeline_text import TypedTurnsRecognizer
+from sotto.sim import SimulatedBoard
+from sotto.voice import events as ev
+from sotto.voice.events import TraceEvent
+from sotto.voice.harness import VoiceSession
+from sotto_fw import wire
+
+BAUD = 921600
+
+
+async def wait_for(condition: Callable[[], Any], what: str, timeout_s: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not condition():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+Scenario = Callable[[SimulatedBoard, BoardLink, VoiceSession, TypedTurnsRecognizer, list[tuple[str, Any]], Any],
+                    Awaitable[None]]
+
+
+def run_with_board(tmp_path: Path, scenario: Scenario) -> None:
+    async def go() -> None:
+        store = Store(tmp_path / "pipeline.db")
+        pipeline = Pipeline(fake_engines(replies=("Noted.",)), store)
+        recognizer = TypedTurnsRecognizer(None)
+        with SimulatedBoard(baud=BAUD) as board:
+            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            await link.open()
+            # One timeline: the session's trace events and the board's COMMAND_DONE events, in arrival order.
+            timeline: list[tuple[str, Any]] = []
+
+            def on_message(message: object, host_t: float) -> None:
+                if isinstance(message, m.Event) and message.kind == wire.EV_COMMAND_DONE:
+                    timeline.append(("command_done", board.speaker.volume))
+
+            def sink(event: TraceEvent) -> None:
+                timeline.append((event.type, event))
+                if event.type == ev.AGENT_SPEECH_STARTED:
+                    timeline.append(("volume_at_speech", board.speaker.volume))
+
+            link.add_listener(on_message)
+            session, responder = pipeline.session(link, recognizer, session_id="pipeline-test", sinks=(sink,),
+                                                  trace_folder=tmp_path)
+            task = asyncio.create_task(session.run())
+            try:
+                await scenario(board, link, session, recognizer, timeline, responder)
+            finally:
+                task.cancel()
+                await asyncio.wait({task})
+                await link.close()
+                pipeline.close()
+                store.close()
+
+    asyncio.run(go())
+
+
+def turns_completed(timeline: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    return [dict(e.data) for kind, e in timeline if kind == ev.TURN_COMPLETED]
+
+
+def test_a_spoken_volume_request_sets_the_board_volume_before_the_reply_audio(tmp_path: Path) -> None:
+    async def scenario(board: SimulatedBoard, link: BoardLink, session: VoiceSession,
+                       recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]], responder: Any) -> None:
+        assert board.speaker.volume == 100
+        recognizer.type_line("Set the volume to 30.")
+        await wait_for(lambda: turns_completed(timeline), "the turn")
+        record = turns_completed(timeline)[0]
+        assert record["stop_reason"] == "completed"
+        assert record["actions_done"] == ["volume set to 30"] and record["actions_cancelled"] == []
+        assert record["reply"] == "Okay, volume set to 30."
+        assert board.speaker.volume == 30
+        kinds = [kind for kind, _ in timeline]
+        done = kinds.index("command_done")
+        action = next(i for i, (kind, e) in enumerate(timeline) if kind == ev.ACTION and e.data["status"] == "done")
+        first_audio = kinds.index(ev.AGENT_SPEECH_CHUNK)
+        # The board confirmed the command (its speaker already at 30) before any reply audio went out.
+        assert done < action < first_audio
+        assert timeline[done][1] == 30 and ("volume_at_speech", 30) in timeline
+        result = await asyncio.wrap_future(responder.result(1))
+        assert "volume set to 30" in result.state.facts
+
+    run_with_board(tmp_path, scenario)
+
+
+def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> None:
+    async def scenario(board: SimulatedBoard, link: BoardLink, session: VoiceSession,
+                       recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]], responder: Any) -> None:
+        # The board hears nothing for a while: the COMMAND is lost and the action stays pending.
+        board.silence_host(1.5)
+        recognizer.type_line("Set the volume to 30.")
+        # Private peek: the harness's in-flight action (no trace event marks an action's start).
+        await wait_for(lambda: session._reply is not None and session._reply.running_action, "the pending action")
+        board.press_button()
+        await wait_for(lambda: turns_completed(timeline), "the interrupted turn")
+        board.release_button()
+        record = turns_completed(timeline)[0]
+        assert record["stop_reason"] == "interrupted"
+        assert record["actions_cancelled"] == ["volume set to 30"] and record["actions_done"] == []
+        assert not any(kind == ev.AGENT_SPEECH_CHUNK for kind, _ in timeline)  # no reply audio for it
+        assert any(kind == ev.ACTION and e.data["status"] == "cancelled" for kind, e in timeline)
+        await asyncio.sleep(1.6)  # the line is back
+        recognizer.type_line("Thanks.")
+        await wait_for(lambda: len(turns_completed(timeline)) == 2, "the next turn")
+        # A cancelled action is not told to the next turn as done, and never reached the board.
+        result = await asyncio.wrap_future(responder.result(2))
+        assert result.prior_side_effects == []
+        assert board.speaker.volume == 100 and "command_done" not in [kind for kind, _ in timeline]
+
+    run_with_board(tmp_path, scenario)
