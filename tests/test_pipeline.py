@@ -3,17 +3,19 @@ board action runs on the board before the reply's audio, and a barge-in cancels 
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from fakes_pipeline import fake_engines
+from sotto.engines.config import EngineConfig
 from sotto.link import messages as m
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.memory.store import Store
-from sotto.pipeline import Pipeline
+from sotto.pipeline import Pipeline, PipelineOptions, load_engines
 from sotto.pipeline_text import TypedTurnsRecognizer
-from sotto.sim import SimulatedBoard
+from sotto.sim import SimError, SimulatedBoard
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
 from sotto.voice.harness import VoiceSession
@@ -123,3 +125,58 @@ def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> No
         assert board.speaker.volume == 100 and "command_done" not in [kind for kind, _ in timeline]
 
     run_with_board(tmp_path, scenario)
+
+
+def test_the_board_offers_what_the_sim_options_say_and_the_host_keeps_to_its_speaker_formats() -> None:
+    async def choose(board: SimulatedBoard, options: LinkOptions) -> int:
+        link = BoardLink(board.port_path, options)
+        await link.open()
+        try:
+            assert link.choice is not None
+            return link.choice.speaker_format
+        finally:
+            await link.close()
+
+    with SimulatedBoard(baud=BAUD, speaker_formats=wire.FMT_ADPCM, speaker_buffer=262144) as board:
+        assert board.profile["speaker_buffer"] == 262144
+        assert asyncio.run(choose(board, LinkOptions(baud=BAUD))) == wire.FMT_ADPCM
+    with SimulatedBoard(baud=BAUD) as board:  # the board offers all three; the host asks for mu-law
+        assert asyncio.run(choose(board, LinkOptions(baud=BAUD, speaker_formats=wire.FMT_MULAW))) == wire.FMT_MULAW
+
+
+def test_sim_options_outside_the_board_profile_are_clear_errors() -> None:
+    for kwargs in ({"speaker_formats": 0x80}, {"speaker_buffer": 10}):
+        try:
+            SimulatedBoard(baud=BAUD, **kwargs)  # type: ignore[arg-type]
+        except SimError as exc:
+            assert "speaker" in str(exc)
+        else:
+            raise AssertionError(f"{kwargs} was accepted")
+
+
+def test_configured_remote_engines_are_used_instead_of_loading_models() -> None:
+    from sotto.engines.remote_llm import RemoteLanguageModel
+    from sotto.engines.wyoming_tts import WyomingSynthesizer
+
+    config = EngineConfig(llm_url="http://127.0.0.1:9/v1", tts_wyoming="127.0.0.1:9")
+    engines = load_engines(PipelineOptions(model="/nonexistent.gguf", voice="/nonexistent.onnx", engine_config=config))
+    assert isinstance(engines.llm, RemoteLanguageModel) and isinstance(engines.tts, WyomingSynthesizer)
+    assert engines.llm_file.startswith("remote:")
+    assert engines.tts_name.startswith("wyoming:")
+
+
+def test_demo_and_run_take_knowledge_profile_and_engine_flags() -> None:
+    from sotto.commands import demo, run
+
+    for command, argv in ((demo, []), (run, ["--port", "loop://"])):
+        parser = argparse.ArgumentParser(prog=f"sotto {command.__name__.rsplit('.', 1)[-1]}")
+        command.add_arguments(parser)
+        args = parser.parse_args(argv + ["--knowledge", "kiosk.md", "--profile", "Ana", "--llm-url",
+                                         "http://127.0.0.1:8080/v1", "--tts-wyoming", "127.0.0.1:10200"])
+        assert (args.knowledge, args.profile) == ("kiosk.md", "Ana")
+        config = EngineConfig.from_args(args)
+        assert config.llm_url == "http://127.0.0.1:8080/v1" and config.tts_wyoming == "127.0.0.1:10200"
+    parser = argparse.ArgumentParser(prog="sotto demo")
+    demo.add_arguments(parser)
+    text = parser.format_help()
+    assert "IMA-ADPCM only" in text and "256 KB speaker ring" in text  # the sim's defaults are explained
