@@ -8,6 +8,8 @@ import asyncio
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+import pytest
+
 from fakes_pipeline import fake_engines
 from sotto.engines.config import EngineConfig
 from sotto.link import messages as m
@@ -180,3 +182,36 @@ def test_demo_and_run_take_knowledge_profile_and_engine_flags() -> None:
     demo.add_arguments(parser)
     text = parser.format_help()
     assert "IMA-ADPCM only" in text and "256 KB speaker ring" in text  # the sim's defaults are explained
+
+
+@pytest.mark.slow
+def test_the_demo_conversation_runs_on_remote_engines_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LLM behind llama-cpp-python's server, TTS behind wyoming-piper: same demo code."""
+    import json
+
+    from remote_servers import free_port, start_llama_server, start_wyoming_piper, stop
+    from sotto.demo.runner import DemoOptions, run_demo
+
+    monkeypatch.setenv("SOTTO_HOME", str(tmp_path / "home"))
+    script = tmp_path / "two.json"
+    script.write_text(json.dumps({"name": "two", "lang": "en", "turns": [
+        {"user": "My name is Maya."}, {"user": "Set the volume to 30."}]}), encoding="utf-8")
+    llm_port, tts_port = free_port(), free_port()
+    llm_server = start_llama_server(llm_port)
+    try:
+        tts_server = start_wyoming_piper(tts_port)
+        try:
+            config = EngineConfig(llm_url=f"http://127.0.0.1:{llm_port}/v1", tts_wyoming=f"127.0.0.1:{tts_port}")
+            options = DemoOptions(pipeline=PipelineOptions(engine_config=config), script=str(script),
+                                  database=tmp_path / "demo.db", echo_gain=0.0, think_s=0.1, turn_timeout_s=60.0)
+            result = asyncio.run(run_demo(options, lambda kind, payload: None))
+        finally:
+            stop(tts_server)
+    finally:
+        stop(llm_server)
+    assert result.summary["llm"].startswith("remote:") and result.summary["tts"].startswith("wyoming:")
+    assert [t["final_transcript"] for t in result.turns] == ["My name is Maya.", "Set the volume to 30."]
+    assert all(t["reply"] and not t["interrupted"] for t in result.turns)
+    assert "Maya" in json.dumps(result.turns[0]["state"])
+    assert "volume set to 30" in result.turns[1]["state"]["facts"]
+    assert result.details["board"].get("speaker_bytes_played", 0) > 0
