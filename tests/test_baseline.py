@@ -10,9 +10,9 @@ import pytest
 
 from sotto.baseline import BaselineAgent, load_script, run_baseline
 from sotto.baseline.agent import EMPTY_STATE, parse_state
-from sotto.baseline.bench import percentile
 from sotto.engines.base import ChatMessage, Completion, SpeechAudio
 from sotto.errors import ConfigError
+from sotto.metrics import percentile
 
 
 class FakeBaselineLLM:
@@ -116,17 +116,9 @@ def test_run_baseline_records_every_turn_and_summarises(tmp_path: Path) -> None:
     assert json.dumps(EMPTY_STATE) in first_prompt_of_b
     summary = result.summary
     assert summary["summary"] is True and summary["turns"] == 3 and summary["scripts"] == 2
-    assert summary["first_audio_ms_p50"] == percentile([r["first_audio_ms"] for r in result.records], 0.5)
+    assert summary["first_audio_ms_p50"] == percentile([r["first_audio_ms"] for r in result.records], 50)
     assert summary["llm"] == "fake-llm" and summary["tts"] == "fake-voice" and summary["json_failures"] == 0
     json.dumps(result.records)  # records are plain JSON
-
-
-def test_percentile_nearest_rank() -> None:
-    assert percentile([4.0, 1.0, 3.0, 2.0], 0.5) == 2.0
-    assert percentile([1.0, 2.0, 3.0], 0.5) == 2.0
-    assert percentile([1.0] * 19 + [100.0], 0.95) == 1.0
-    assert percentile([1.0] * 19 + [100.0], 0.96) == 100.0
-    assert percentile([], 0.5) is None
 
 
 def test_shared_eval_scripts_load() -> None:

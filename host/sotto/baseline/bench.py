@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 from sotto.baseline.agent import BaselineAgent
 from sotto.engines.base import LanguageModel, SpeechSynthesizer
+from sotto.metrics import percentile
 from sotto.errors import ConfigError
 
 MAX_TURNS_PER_SCRIPT = 200
@@ -55,15 +56,6 @@ def load_script(path: Path) -> MemoryScript:
     )
 
 
-def percentile(values: Sequence[float], fraction: float) -> float | None:
-    """Nearest-rank percentile (p50 of [1, 2, 3, 4] is 2)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, int(-(-fraction * len(ordered) // 1)))  # ceil
-    return ordered[min(rank, len(ordered)) - 1]
-
-
 @dataclass
 class BaselineResult:
     records: list[dict[str, Any]]
@@ -72,8 +64,8 @@ class BaselineResult:
 
 def summarize(records: list[dict[str, Any]], *, scripts: int, llm: str, tts: str, state_max_tokens: int | None = None) -> dict[str, Any]:
     first_audio = [r["first_audio_ms"] for r in records]
-    p50 = percentile(first_audio, 0.5)
-    p95 = percentile(first_audio, 0.95)
+    p50 = percentile(first_audio, 50)
+    p95 = percentile(first_audio, 95)
     return {
         "summary": True,
         "design": "baseline",
@@ -93,7 +85,7 @@ def summarize(records: list[dict[str, Any]], *, scripts: int, llm: str, tts: str
 
 
 def _p50(records: list[dict[str, Any]], key: str) -> float | None:
-    value = percentile([r[key] for r in records], 0.5)
+    value = percentile([r[key] for r in records], 50)
     return None if value is None else round(value, 1)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
+from sotto.metrics import percentile
 from sotto.engines.base import SpeechSynthesizer
 from sotto.memory.evaluation import Script, ScriptScorer, load_script, ratio
 
@@ -145,7 +145,7 @@ def summary(totals: EvalTotals, scripts: int, llm: str) -> dict[str, Any]:
         "reply_leak_rate": ratio(totals.leaks, totals.replies),
         "context_overflows": totals.context_overflows,
         "json_failures": totals.json_failures,
-        "first_answer_ms_p50": round(statistics.median(totals.first_answer_ms), 1) if totals.first_answer_ms else None,
+        "first_answer_ms_p50": percentile(totals.first_answer_ms, 50),
         "llm": llm,
     }
 
@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
             tmp.cleanup()
     result = summary(totals, len(scripts), model.name)
     if args.verbose or not args.json:
-        p50 = lambda xs: round(statistics.median(xs), 1) if xs else None  # noqa: E731
+        p50 = lambda xs: percentile(xs, 50)  # noqa: E731
         print(
             f"first_sentence_ms_p50={p50(totals.first_sentence_ms)} model_update_ms_p50={p50(totals.model_update_ms)} "
             f"reply_mentions={totals.mentions_ok}/{totals.mention_checks}",

@@ -10,13 +10,13 @@ the next one, except on a barge-in turn: there it starts the next utterance
 from __future__ import annotations
 
 import asyncio
-import statistics
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from sotto.metrics import percentile
 from sotto.errors import SottoError
 from sotto.pipeline import LoadedEngines, Pipeline, PipelineOptions, load_engines, make_recognizer, peak_rss_mb
 from sotto.voice import events as ev
@@ -117,18 +117,6 @@ def speaker_format_mask(name: str) -> int:
     return masks[name]
 
 
-def _p(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return round(ordered[0], 1)
-    k = (len(ordered) - 1) * q / 100.0
-    lo = int(k)
-    hi = min(lo + 1, len(ordered) - 1)
-    return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo), 1)
-
-
 def summarize(turns: list[dict[str, Any]], *, asr: str, llm: str, tts: str) -> dict[str, Any]:
     def values(key: str) -> list[float]:
         return [float(t[key]) for t in turns if t.get(key) is not None]
@@ -136,11 +124,11 @@ def summarize(turns: list[dict[str, Any]], *, asr: str, llm: str, tts: str) -> d
     return {
         "summary": True,
         "turns": len(turns),
-        "first_byte_ms_p50": _p(values("first_byte_ms"), 50),
-        "first_byte_ms_p95": _p(values("first_byte_ms"), 95),
-        "first_answer_ms_p50": _p(values("first_answer_ms"), 50),
-        "total_turn_ms_p50": _p(values("total_turn_ms"), 50),
-        "barge_in_ms_p95": _p(values("barge_in_ms"), 95),
+        "first_byte_ms_p50": percentile(values("first_byte_ms"), 50),
+        "first_byte_ms_p95": percentile(values("first_byte_ms"), 95),
+        "first_answer_ms_p50": percentile(values("first_answer_ms"), 50),
+        "total_turn_ms_p50": percentile(values("total_turn_ms"), 50),
+        "barge_in_ms_p95": percentile(values("barge_in_ms"), 95),
         "asr": asr,
         "llm": llm,
         "tts": tts,
@@ -282,5 +270,5 @@ def medians(results: list[DemoResult]) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for key in keys:
         vals = [float(r.summary[key]) for r in results if r.summary.get(key) is not None]
-        out[key] = round(statistics.median(vals), 1) if vals else None
+        out[key] = percentile(vals, 50)
     return out

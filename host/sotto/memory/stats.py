@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from sotto.memory.store import Store
-from sotto.voice.usage import percentile
+from sotto.metrics import percentile
 
 LATENCY_METRICS = ("first_byte_ms", "first_answer_ms", "total_turn_ms", "barge_in_ms")
 

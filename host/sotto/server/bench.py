@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sotto.metrics import percentile
 from sotto.errors import ConfigError
 
 NAMES = ("Ada", "Grace", "Linus", "Barbara", "Dennis", "Margaret", "Alan", "Edsger", "Frances", "Ken", "Radia",
@@ -96,14 +96,6 @@ def _audio_seconds(audio: Any) -> float | None:
 
     with wave.open(io.BytesIO(base64.b64decode(audio)), "rb") as wav:
         return round(wav.getnframes() / wav.getframerate(), 2)
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(q / 100.0 * (len(ordered) - 1))))
-    return round(ordered[index], 1)
 
 
 def summarize(reports: list[ClientReport], turns: int, wall_s: float) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sotto.metrics import percentile
 from sotto.voice.budgets import BARGE_IN, FIRST_ANSWER, FIRST_BYTE, TOTAL_TURN, MetricVerdict
 
 # Stop reasons of a turn.
@@ -71,15 +72,6 @@ class TurnRecord:
 
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile (q in 0..100); None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, min(len(ordered), int(-(-q * len(ordered) // 100))))
-    return ordered[rank - 1]
 
 
 @dataclass

@@ -1,0 +1,21 @@
+"""One definition of a percentile for every figure sotto reports.
+
+Linear interpolation between closest ranks (numpy's default), so p50 is the median and
+figures from the demo, eval, the baseline, the benches and `sotto stats` compare.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+
+def percentile(values: Sequence[float], q: float, *, digits: int | None = 1) -> float | None:
+    """The q-th percentile (q in 0..100) of values, rounded to `digits`; None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * min(100.0, max(0.0, q)) / 100.0
+    lo = int(k)
+    hi = min(lo + 1, len(ordered) - 1)
+    value = ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+    return value if digits is None else round(value, digits)
