@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from sotto_fw import wire
 
+from sotto.metrics import percentile
 from sotto.errors import LinkError
 from sotto.link import messages as m
 from sotto.link.board_link import BoardLink
@@ -102,14 +103,6 @@ class _AudioUpMeter:
 @dataclass
 class BenchResult:
     data: dict[str, Any] = field(default_factory=dict)
-
-
-def _pct(samples: list[float], q: float) -> float | None:
-    if not samples:
-        return None
-    s = sorted(samples)
-    k = min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))
-    return round(s[k], 3)
 
 
 class LinkBench:
@@ -318,8 +311,8 @@ class LinkBench:
             "corrupt_delivered": self.up.bad + down_bad,
             "resyncs": resync_up + down_resync,
             "payload_kbps": {"up": round(up_kbps, 1), "down": round(down_kbps, 1)},
-            "rtt_ms_p50": _pct(rtts, 0.5),
-            "rtt_ms_p95": _pct(rtts, 0.95),
+            "rtt_ms_p50": percentile(rtts, 50, digits=3),
+            "rtt_ms_p95": percentile(rtts, 95, digits=3),
             "baud": link.options.baud,
             "line_kbps": round(line_kbps, 1),
             "seconds": opts.seconds,
