@@ -118,9 +118,12 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
     new_items += patch.add_facts + patch.add_constraints + patch.add_preferences
     if new_items:
         noted = second_person(new_items[0])
+        greeting = []
+        if patch.add_names and max_sentences > 1:
+            greeting = [f"你好，{patch.add_names[0]}。" if zh else f"Nice to meet you, {patch.add_names[0]}."]
         if zh:
-            return [f"好的，记下了：{noted}。"]
-        return [f"Got it: {noted.rstrip('.')}."]
+            return greeting + [f"好的，记下了：{noted}。"]
+        return greeting + [f"Got it: {noted.rstrip('.')}."]
     if patch.drop_items:
         return [f"好的，{patch.drop_items[0]}不要了。" if zh else f"Okay, I've dropped {second_person(patch.drop_items[0])}."]
     return ["好的。" if zh else "Okay."]

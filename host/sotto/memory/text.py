@@ -171,10 +171,9 @@ def second_person(text: str) -> str:
 
 def _replacer(repl: str) -> "Callable[[re.Match[str]], str]":
     def replace(m: re.Match[str]) -> str:
-        return _match_case(m.group(0), repl)
+        # Capitalised only where a sentence starts: "I am" inside a sentence is "you are".
+        original = m.group(0)
+        at_start = m.start() == 0 or m.string[: m.start()].rstrip()[-1:] in (".", "!", "?")
+        return repl[0].upper() + repl[1:] if at_start and original[:1].isupper() else repl
 
     return replace
-
-
-def _match_case(original: str, repl: str) -> str:
-    return repl[0].upper() + repl[1:] if original[:1].isupper() and original != "I" else repl
