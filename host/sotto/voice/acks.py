@@ -9,7 +9,8 @@ from sotto.audio.resample import resample_pcm16
 from sotto.engines.base import SpeechSynthesizer
 
 DEFAULT_ACKS = ("One moment.", "Let me think.", "Okay, let me see.")
-DEFAULT_DEFERRAL = "That needs a bit more work, I'll come back to it."
+# Deep work (the model's memory refinement, a long answer) is deferred; the short answer follows.
+DEFAULT_DEFERRAL = "The short version for now."
 
 
 @dataclass(frozen=True)
