@@ -123,6 +123,8 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
             greeting = [f"你好，{patch.add_names[0]}。" if zh else f"Nice to meet you, {patch.add_names[0]}."]
         if zh:
             return greeting + [f"好的，记下了：{noted}。"]
+        if noted.split(" ", 1)[0] in ("You", "Your", "Yours", "Yourself"):
+            noted = noted[0].lower() + noted[1:]  # mid-sentence after "Got it:"
         return greeting + [f"Got it: {noted.rstrip('.')}."]
     if patch.drop_items:
         return [f"好的，{patch.drop_items[0]}不要了。" if zh else f"Okay, I've dropped {second_person(patch.drop_items[0])}."]
