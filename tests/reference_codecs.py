@@ -1,4 +1,4 @@
-"""The wire audio codecs for the host, on numpy arrays.
+"""Reference wire audio codecs on numpy arrays, written independently of the board's.
 
 Byte-for-byte the same as the board's `sotto_fw.audiocodec` (shared vectors in
 tests/vectors/audio_vectors.json prove it): PCM16 little-endian, G.711 mu-law, and
