@@ -5,6 +5,7 @@ summary's `first_audio_ms_p50` is what sotto's `first_answer_ms_p50` is compared
 """
 
 from sotto.baseline.agent import BaselineAgent, BaselineTurn
-from sotto.baseline.bench import BaselineResult, MemoryScript, load_script, run_baseline, summarize
+from sotto.baseline.bench import BaselineResult, run_baseline, summarize
+from sotto.memory.evaluation import Script, load_script
 
-__all__ = ["BaselineAgent", "BaselineResult", "BaselineTurn", "MemoryScript", "load_script", "run_baseline", "summarize"]
+__all__ = ["BaselineAgent", "BaselineResult", "BaselineTurn", "Script", "load_script", "run_baseline", "summarize"]

@@ -7,7 +7,6 @@ in one process on the same engines and compare them side by side.
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,45 +14,8 @@ from typing import Any, Callable, Sequence
 
 from sotto.baseline.agent import BaselineAgent
 from sotto.engines.base import LanguageModel, SpeechSynthesizer
+from sotto.memory.evaluation import Script, load_script
 from sotto.metrics import percentile
-from sotto.errors import ConfigError
-
-MAX_TURNS_PER_SCRIPT = 200
-MAX_USER_CHARS = 2000
-
-
-@dataclass(frozen=True)
-class MemoryScript:
-    name: str
-    lang: str
-    turns: tuple[str, ...]  # the user's words per turn
-    path: Path
-
-
-def load_script(path: Path) -> MemoryScript:
-    """Read a memory script; only the fields the baseline needs are checked here."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError(f"memory script {path} does not exist") from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"cannot read memory script {path}: {exc}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("turns"), list) or not data["turns"]:
-        raise ConfigError(f"{path}: a memory script is an object with a non-empty `turns` list")
-    if len(data["turns"]) > MAX_TURNS_PER_SCRIPT:
-        raise ConfigError(f"{path}: more than {MAX_TURNS_PER_SCRIPT} turns")
-    users: list[str] = []
-    for index, turn in enumerate(data["turns"]):
-        user = turn.get("user") if isinstance(turn, dict) else None
-        if not isinstance(user, str) or not user.strip():
-            raise ConfigError(f"{path}: turns[{index}].user must be a non-empty string")
-        users.append(user[:MAX_USER_CHARS])
-    return MemoryScript(
-        name=str(data.get("name") or Path(path).stem),
-        lang=str(data.get("lang") or "en"),
-        turns=tuple(users),
-        path=Path(path),
-    )
 
 
 @dataclass
@@ -90,7 +52,7 @@ def _p50(records: list[dict[str, Any]], key: str) -> float | None:
 
 
 def run_baseline(
-    scripts: Sequence[Path | MemoryScript],
+    scripts: Sequence[Path | Script],
     *,
     llm: LanguageModel | None = None,
     tts: SpeechSynthesizer | None = None,
@@ -101,7 +63,7 @@ def run_baseline(
     Pass the same `llm`/`tts` objects that sotto's eval uses to compare the designs on
     identical engines. `on_turn` receives each record as soon as the turn finishes.
     """
-    loaded = [s if isinstance(s, MemoryScript) else load_script(s) for s in scripts]
+    loaded = [s if isinstance(s, Script) else load_script(s) for s in scripts]
     if llm is None:
         from sotto.engines import llm as llm_engine
 
@@ -114,7 +76,7 @@ def run_baseline(
     records: list[dict[str, Any]] = []
     for script in loaded:
         agent.reset()
-        for index, user in enumerate(script.turns):
+        for index, user in enumerate(t.user for t in script.turns):
             turn = agent.turn(user)
             record = {"script": script.name, "turn": index + 1, **turn.record()}
             records.append(record)

@@ -61,9 +61,12 @@ def _items(value: Any, where: str) -> list[list[str]]:
 
 
 def load_script(path: str | Path) -> Script:
+    """Read and check a memory script (the format `sotto eval`, the baseline and the demo read)."""
     p = Path(path)
     try:
         raw = p.read_bytes()
+    except FileNotFoundError as exc:
+        raise ConfigError(f"script {p} does not exist") from exc
     except OSError as exc:
         raise ConfigError(f"cannot read script {p}: {exc}") from exc
     if len(raw) > MAX_SCRIPT_BYTES:
@@ -72,12 +75,12 @@ def load_script(path: str | Path) -> Script:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"script {p} is not JSON: {exc}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
-        raise ConfigError(f"script {p}: expected an object with a list of turns")
+    if not isinstance(data, dict) or not isinstance(data.get("turns"), list) or not data["turns"]:
+        raise ConfigError(f"script {p}: expected an object with a non-empty list of turns")
     turns: list[ScriptTurn] = []
     for i, t in enumerate(data["turns"][:MAX_TURNS]):
-        if not isinstance(t, dict) or not isinstance(t.get("user"), str):
-            raise ConfigError(f"script {p} turn {i + 1}: expected an object with a string 'user'")
+        if not isinstance(t, dict) or not isinstance(t.get("user"), str) or not t["user"].strip():
+            raise ConfigError(f"script {p} turn {i + 1}: expected an object with a non-empty string 'user'")
         where = f"script {p} turn {i + 1}"
         turns.append(
             ScriptTurn(
