@@ -105,8 +105,9 @@ def test_a_spoken_volume_request_sets_the_board_volume_before_the_reply_audio(tm
 def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> None:
     async def scenario(board: SimulatedBoard, link: BoardLink, session: VoiceSession,
                        recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]], responder: Any) -> None:
-        # The board hears nothing for a while: the COMMAND is lost and the action stays pending.
-        board.silence_host(1.5)
+        # The board hears nothing until the line is restored below: the COMMAND is lost and
+        # the action stays pending however slowly the turn starts (no race with a timer).
+        board.silence_host(60.0)
         recognizer.type_line("Set the volume to 30.")
         # Private peek: the harness's in-flight action (no trace event marks an action's start).
         await wait_for(lambda: session._reply is not None and session._reply.running_action, "the pending action")
@@ -118,7 +119,7 @@ def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> No
         assert record["actions_cancelled"] == ["volume set to 30"] and record["actions_done"] == []
         assert not any(kind == ev.AGENT_SPEECH_CHUNK for kind, _ in timeline)  # no reply audio for it
         assert any(kind == ev.ACTION and e.data["status"] == "cancelled" for kind, e in timeline)
-        await asyncio.sleep(1.6)  # the line is back
+        board.silence_host(0.0)  # the line is back
         recognizer.type_line("Thanks.")
         await wait_for(lambda: len(turns_completed(timeline)) == 2, "the next turn")
         # A cancelled action is not told to the next turn as done, and never reached the board.
