@@ -109,6 +109,8 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
         c = rules.corrections[0]
         return [f"好的，改成{c.new}了。" if zh else f"Okay, {c.new} instead of {c.old}."]
     patch = rules.patch
+    if rules.closing and patch.is_empty():
+        return ["好的，有需要再叫我。" if zh else "Anytime. I'm here when you need me."]
     if patch.add_steps:
         todo = second_person(patch.add_steps[0])
         return [f"好的，我会提醒你{todo}。" if zh else f"Okay, I'll remind you to {todo.rstrip('.')}."]

@@ -73,6 +73,16 @@ _EN_IM_NAME = re.compile(r"\bI'?m\s+(?P<name>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)
 _ZH_NAME = re.compile(r"我(?:叫|的名字是|名字叫)(?P<name>[\u4e00-\u9fff]{1,4})")
 _EN_REMINDER = re.compile(r"\b(?:remind me to|don't forget to|do not forget to|remember to|i need to remember to)\s+(?P<step>.+)$", re.I)
 _ZH_REMINDER = re.compile(r"(?:提醒我|别忘了|不要忘了|记得)(?P<step>.+)$")
+# A sentence that only closes the conversation or thanks the agent carries nothing to remember.
+_EN_CLOSING = re.compile(
+    r"^(?:(?:that(?:'s| is| will be)|this is|it's) (?:all|it|everything)(?: for (?:now|today))?|"
+    r"(?:no,? )?nothing else|(?:good)?bye|see you(?: later| soon)?|talk (?:to you )?later|good ?night|"
+    r"(?:thanks|thank you)(?: (?:so much|a lot|very much))?|you're welcome|cheers)$",
+    re.I,
+)
+_NEUTRAL = re.compile(r"^(?:ok(?:ay)?|alright|all right|great|perfect|good|got it|fine|no|nope|yes|yeah|好的?|行|嗯)$", re.I)
+_ZH_CLOSING = re.compile(r"^(?:就这样|就这些|没(?:事|别的)了?|没有了|谢谢(?:你|您)?|多谢|再见|拜拜|好的?|晚安)(?:了|吧|啦)?$")
+
 _EN_CANCEL = re.compile(
     r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all))?$",
     re.I,
@@ -95,6 +105,7 @@ class RuleResult:
     # Old values this turn corrected: the model may not write them back.
     retired: list[str] = field(default_factory=list)
     corrections: list[Replacement] = field(default_factory=list)
+    closing: bool = False  # the words only thank the agent or close the conversation
 
 
 def strip_fillers(text: str) -> str:
@@ -233,6 +244,34 @@ def _remove_spans(sentence: str, spans: list[str]) -> str:
     return out
 
 
+_SENTENCE_START_WORDS = {"tomorrow", "today", "tonight", "at", "on", "in", "next", "this", "every", "before", "after", "by"}
+
+
+def _reminder_step(clause: str, reminder: "re.Match[str]", lang: str) -> str:
+    """What to be reminded of, with the time or place said before the cue kept verbatim:
+    "Tomorrow at 6 pm remind me to water the basil" -> "water the basil tomorrow at 6 pm"."""
+    step = reminder.group("step").strip(" ,，.。!！")
+    before = strip_fillers(clause[: reminder.start()]).strip(" ,，.。!！")
+    before = re.sub(r"(?:请|麻烦你?|你)$", "", before) if lang == "zh" else re.sub(r"\s*(?:please|and)$", "", before, flags=re.I)
+    if len(before) < 2:
+        return step
+    if lang == "zh":
+        return before + step
+    first, _, rest = before.partition(" ")
+    if first.lower() in _SENTENCE_START_WORDS:  # only sentence-start capitals; "Friday" stays "Friday"
+        before = " ".join(filter(None, (first.lower(), rest)))
+    return f"{step} {before}"
+
+
+def _is_closing(sentence: str, lang: str) -> bool:
+    """Every clause only thanks the agent or ends the conversation ("Thanks, that's all for now.")."""
+    pattern = _ZH_CLOSING if lang == "zh" else _EN_CLOSING
+    clauses = [c.strip(" .。!！") for c in re.split(r"[,，;；]", sentence)]
+    clauses = [re.sub(r"^(?:ok(?:ay)?|alright|well|so|and)\s+", "", c, flags=re.I) for c in clauses if c]
+    closing = [c for c in clauses if not _NEUTRAL.match(c)]  # "OK, thanks." closes as "Thanks." does
+    return bool(closing) and all(pattern.match(c) for c in closing)
+
+
 def extract(words: str, state: SessionState, *, lang: str | None = None) -> RuleResult:
     """The rule-based patch for one final transcript."""
     words = " ".join(words.split())[:MAX_WORDS_CHARS]
@@ -242,6 +281,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None) -> Rule
     sentences = split_sentences(words) or ([words] if words else [])
     task_set = bool(state.current_task)
     for sentence in sentences:
+        if _is_closing(sentence, lang):
+            result.closing = True
+            continue
         if is_question(sentence, lang):
             result.question = True
             continue
@@ -276,9 +318,11 @@ def extract(words: str, state: SessionState, *, lang: str | None = None) -> Rule
             clause = strip_fillers(clause).strip(" ,，.。!！")
             if len(clause) < 2:
                 continue
+            if _NEUTRAL.match(clause) or (_ZH_CLOSING if lang == "zh" else _EN_CLOSING).match(clause):
+                continue  # "Thanks, ..." / "谢谢，..." : the rest of the sentence carries the content
             reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(clause)
             if reminder:
-                patch.add_steps.append(reminder.group("step").strip(" ,，.。!！"))
+                patch.add_steps.append(_reminder_step(clause, reminder, lang))
                 continue
             if (_ZH_PREFERENCE if lang == "zh" else _EN_PREFERENCE).search(clause):
                 patch.add_preferences.append(clause)
