@@ -23,6 +23,8 @@ from sotto.voice.events import TraceEvent
 from sotto.voice.harness import VoiceSession
 from sotto_fw import wire
 
+pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
+
 BAUD = 921600
 
 

@@ -18,6 +18,8 @@ from sotto.sim import SimulatedBoard
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
 
+pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
+
 BAUD = 921600
 
 

@@ -16,6 +16,8 @@ from sotto.sim import SimulatedBoard
 from sotto.sim.audio import read_wav
 from sotto.voice.ports import LinkStatus, MicAudio, PlaybackReport, PortEvent
 
+pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
+
 BAUD = 921600
 
 

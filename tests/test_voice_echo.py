@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from fakes_voice import EchoBoard, FakeRecognizer, FakeResponder, NoiseTTS, noise, wait_until
 from sotto.engines.base import Transcript
 from sotto.voice import events as ev
@@ -13,6 +15,8 @@ from sotto.voice.harness import VoiceConfig, VoiceSession
 from sotto.voice.phases import Phase
 from sotto.voice.responder import ReplySentence
 from sotto.voice.usage import UsageRecord
+
+pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 
 REPLY = [ReplySentence("one two three four five six seven eight."), ReplySentence("nine ten eleven twelve thirteen fourteen.")]
 
