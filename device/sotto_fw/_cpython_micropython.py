@@ -1,14 +1,6 @@
 # CPython stand-in for MicroPython's `micropython` module (used through sotto_fw.compat).
 
 
-def native(f):
-    return f
-
-
-def viper(f):
-    return f
-
-
 def const(x):
     return x
 
