@@ -79,3 +79,39 @@ def test_device_type_checks_against_board_stubs(board: str) -> None:
     result = subprocess.run([str(BIN / "pyright"), "-p", str(config)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "0 errors" in result.stdout
+
+
+def accelerated_sources() -> list[tuple[str, str, str]]:
+    """(name, emitter, source) of every loop the firmware compiles to machine code at import."""
+    from sotto_fw import audiocodec, compat, micformat, wire
+
+    return [
+        ("copy_into", "viper", compat._COPY_SOURCE),
+        ("crc_put", "viper", wire._CRC_PUT_SOURCE),
+        ("crc_ok", "viper", wire._CRC_OK_SOURCE),
+        ("cobs_encode", "viper", wire._COBS_ENCODE_VIPER_SOURCE),
+        ("cobs_decode", "viper", wire._COBS_DECODE_VIPER_SOURCE),
+        ("bench_fill", "native", wire._BENCH_FILL_SOURCE),
+        ("bench_check", "native", wire._BENCH_CHECK_SOURCE),
+        ("mulaw_encode", "native", audiocodec._MULAW_ENCODE_SOURCE),
+        ("mulaw_decode", "native", audiocodec._MULAW_DECODE_SOURCE),
+        ("adpcm_encode", "native", audiocodec._ADPCM_ENCODE_SOURCE),
+        ("adpcm_decode", "native", audiocodec._ADPCM_DECODE_SOURCE),
+        ("slots32_to_pcm16", "native", micformat._SLOTS32_SOURCE),
+    ]
+
+
+@pytest.mark.parametrize("arch", ["xtensawin", "armv6m"])
+def test_machine_code_loops_compile_for_the_boards(arch: str, tmp_path: Path) -> None:
+    """The boards compile these loops themselves at import; mpy-cross with the board's
+    arch runs the same native/viper emitter, so a loop it rejects would fall back to slow
+    bytecode (or allocating slices) on that board."""
+    failures = []
+    for name, emitter, source in accelerated_sources():
+        src = tmp_path / f"{name}.py"
+        src.write_text(f"import micropython\n\n@micropython.{emitter}\n{source}")
+        result = subprocess.run([str(BIN / "mpy-cross"), f"-march={arch}", "-o", str(tmp_path / f"{name}.mpy"),
+                                 str(src)], capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            failures.append(f"{name}: {result.stderr.strip()}")
+    assert not failures, "\n".join(failures)

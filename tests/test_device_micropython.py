@@ -24,7 +24,7 @@ MICROPYTHON = Path(sys.executable).with_name("micropython")
 SCRIPTS = [
     ("wire_vectors_check.py", VECTORS / "wire_vectors.json"),
     ("device_checks.py", VECTORS / "audio_vectors.json"),
-    ("hw_checks.py", None),
+    ("hw_checks.py", VECTORS / "mic32_vectors.json"),
 ]
 
 

@@ -4,14 +4,18 @@
 # One cooperative loop does everything in a fixed order each pass (receive and
 # dispatch, speaker, microphone, button, housekeeping, transmit); on a microcontroller
 # that costs less than several tasks and keeps latency predictable. Every buffer is
-# allocated here, once.
+# allocated here, once, and a pass in steady state allocates nothing: frames are read
+# and written at offsets in those buffers (no slices, no packed bytes, no tuples), so
+# the garbage collector never has to pause the audio. The board measures that itself
+# (sotto_fw.loopstats) and reports it to the host.
 
 import struct
 
 from sotto_fw import audiocodec, wire
 from sotto_fw.button import PRESSED, RELEASED, Debouncer
 from sotto_fw.capture import MicCapture
-from sotto_fw.compat import SystemClock, asyncio, const, sleep_ms
+from sotto_fw.compat import SystemClock, asyncio, collect, const, sleep_ms, ticks_diff, ticks_us
+from sotto_fw.loopstats import LoopStats, put_text
 from sotto_fw.credits import CreditGranter
 from sotto_fw.led import PhaseLed
 from sotto_fw.protocol import Handshake
@@ -66,6 +70,7 @@ class BoardApp:
             "bench_rx_ok": 0,
             "bench_rx_bad": 0,
             "errors": 0,
+            "memory_errors": 0,
             "resets": 0,
         }
         # Buffers: allocated once for the life of the app.
@@ -74,7 +79,8 @@ class BoardApp:
         self.pcm_down = bytearray(audiocodec.decoded_bytes(wire.FMT_ADPCM, wire.MAX_PAYLOAD))
         self.tx = RingBuffer(TX_BUFFER)
         self.enc = wire.FrameEncoder()
-        self.dec = wire.FrameDecoder(self._on_frame)
+        self.dec = wire.FrameDecoder(self._on_frame, False)
+        self.rx_frame = self.dec.dec  # where a received frame's payload is, at wire.PAYLOAD_AT
         self.handshake = Handshake(profile, board_id)
         self.player = SpeakerPlayer(speaker, profile["speaker_buffer"], self._report_playback)
         self.credits = CreditGranter(profile["speaker_buffer"])
@@ -83,6 +89,7 @@ class BoardApp:
         self.button = Debouncer(button)
         self.led = PhaseLed(led)
         self.vad = EnergyVad() if profile.get("vad") else None
+        self.loop_stats = LoopStats()
         self._running = False
         self._reset_state()
 
@@ -129,16 +136,48 @@ class BoardApp:
     async def run(self):
         """Run the firmware loop until stop()."""
         self._running = True
+        meter = self.loop_stats
+        meter.start(self.clock.ticks_ms(), self._frames_total(), self.mic_dropped())
         while self._running:
+            started = ticks_us()
             try:
                 busy = self.step()
             except asyncio.CancelledError:
                 raise
+            except MemoryError:
+                # Reported without formatting anything: there may be no heap for it.
+                self.counters["memory_errors"] += 1
+                if collect is not None:
+                    collect()
+                self._log_text(wire.LOG_ERROR, b"loop error: MemoryError")
+                busy = False
             except Exception as exc:  # the board must keep running whatever a frame did
                 self.counters["errors"] += 1
                 self._log(wire.LOG_ERROR, "loop error: %r" % (exc,))
                 busy = False
+            meter.loop_pass(ticks_diff(ticks_us(), started))
+            now = self.clock.ticks_ms()
+            if meter.due(now, self.ticks_diff):
+                self._report_loop_stats(now)
             await sleep_ms(0 if busy else 1)
+
+    def _frames_total(self):
+        return self.counters["frames_in"] + self.counters["frames_out"]
+
+    def mic_dropped(self):
+        """Mic frames lost so far: dropped for a line that was behind, or overrun in the driver."""
+        dropped = self.capture.dropped_frames
+        lost = getattr(self.mic, "lost_bytes", 0)
+        if lost:
+            frame = self.capture.frame_bytes or 640
+            dropped += (lost + frame - 1) // frame
+        return dropped
+
+    def _report_loop_stats(self, now):
+        payload = self.enc.payload
+        payload[0] = wire.LOG_DEBUG
+        n = self.loop_stats.report_into(payload, 1, now, self.ticks_diff, self._frames_total(), self.mic_dropped())
+        self._send_prepared(wire.LOG, n, 0)
 
     @property
     def stats(self):
@@ -160,6 +199,8 @@ class BoardApp:
         s["boot_id"] = self.handshake.boot_id
         s["welcomed"] = self.handshake.active()
         s["speaker_free"] = self.player.free()
+        s["mic_dropped"] = self.mic_dropped()
+        s["loop_stats_periods"] = self.loop_stats.periods
         return s
 
     # ------------------------------------------------------------------ the loop
@@ -189,7 +230,8 @@ class BoardApp:
             free = self.player.free()
             if self.credits.due(free, now, self.ticks_diff):
                 cr = self.credits
-                if self._send(wire.CREDIT, wire.pack_credit(cr.stream_id, cr.last_seq, free)):
+                k = wire.pack_credit_into(self.enc.payload, cr.stream_id, cr.last_seq, free)
+                if self._send_prepared(wire.CREDIT, k, 0):
                     cr.granted_now(free, now)
                     self.counters["credits_granted"] += 1
             if self.bench_action >= 0:
@@ -213,9 +255,10 @@ class BoardApp:
         self.counters["frames_out"] += 1
         return True
 
-    def _send_prepared(self, mtype, n):
-        """Frame n payload bytes already written into enc.payload (audio, bench)."""
-        if self.tx.free() < _line_len(n) + CONTROL_RESERVE:
+    def _send_prepared(self, mtype, n, reserve=CONTROL_RESERVE):
+        """Frame n payload bytes already written into enc.payload (audio and bench keep
+        CONTROL_RESERVE free for control messages; those pass reserve=0)."""
+        if self.tx.free() < _line_len(n) + reserve:
             self.counters["tx_dropped"] += 1
             return False
         k = self.enc.finish(mtype, n)
@@ -228,7 +271,7 @@ class BoardApp:
         moved = 0
         while tx.count:
             chunk = tx.contiguous()
-            k = self.port.write(tx.peek_view()) or 0
+            k = self.port.write(tx.buf, tx.head, chunk) or 0
             if k <= 0:
                 break
             tx.skip(k)
@@ -249,15 +292,23 @@ class BoardApp:
     def _log(self, level, text):
         self._send(wire.LOG, wire.pack_log(level, text))
 
+    def _log_text(self, level, text):
+        """LOG a bytes constant without allocating."""
+        payload = self.enc.payload
+        payload[0] = level
+        self._send_prepared(wire.LOG, put_text(payload, 1, text), 0)
+
     def _error(self, code, text):
         self.error_until = self.clock.ticks_ms() + 2000
         self._send(wire.ERROR, wire.pack_error(code, text))
 
     def _report_playback(self, state, stream_id, played):
-        self._send(wire.PLAYBACK, wire.pack_playback(state, stream_id, played, self.clock.ticks_ms()))
+        k = wire.pack_playback_into(self.enc.payload, state, stream_id, played, self.clock.ticks_ms())
+        self._send_prepared(wire.PLAYBACK, k, 0)
 
     def _event(self, kind, value):
-        self._send(wire.EVENT, wire.pack_event(kind, value, self.clock.ticks_ms()))
+        k = wire.pack_event_into(self.enc.payload, kind, value, self.clock.ticks_ms())
+        self._send_prepared(wire.EVENT, k, 0)
 
     # ------------------------------------------------------------------ microphone
 
@@ -324,35 +375,45 @@ class BoardApp:
 
     # ------------------------------------------------------------------ receive
 
-    def _on_frame(self, mtype, seq, payload):
+    def _payload(self, n):
+        """The received payload as a view: allocates, so only for rare messages."""
+        return self.dec.dec_mv[wire.PAYLOAD_AT : wire.PAYLOAD_AT + n]
+
+    def _on_frame(self, mtype, seq, n):
+        # The payload is self.rx_frame[wire.PAYLOAD_AT:wire.PAYLOAD_AT + n]. The frequent
+        # messages (audio, PING, BENCH) are read in place; the rare ones through a view.
         self.counters["frames_in"] += 1
         now = self.clock.ticks_ms()
         self.handshake.heard_host(now)
         try:
             if mtype == wire.AUDIO_DOWN:
-                self._on_audio_down(seq, payload, now)
+                self._on_audio_down(seq, n, now)
             elif mtype == wire.PING:
-                nonce, host_ms = wire.unpack_ping(payload)
-                if self._send(wire.PONG, wire.pack_pong(nonce, host_ms, now)):
+                if n < 8:
+                    raise ValueError("payload too short")
+                k = wire.pong_from_ping_into(self.enc.payload, self.rx_frame, wire.PAYLOAD_AT, now)
+                if self._send_prepared(wire.PONG, k, 0):
                     self.counters["pongs"] += 1
             elif mtype == wire.BENCH:
-                if wire.bench_check(payload):
+                if wire.bench_check_at(self.rx_frame, wire.PAYLOAD_AT, n):
                     self.counters["bench_rx_ok"] += 1
                 else:
                     self.counters["bench_rx_bad"] += 1
             elif mtype == wire.WELCOME:
-                self._on_welcome(wire.unpack_welcome(payload), now)
+                self._on_welcome(wire.unpack_welcome(self._payload(n)), now)
             elif mtype == wire.STOP:
-                (stream_id,) = wire.unpack_stop(payload)
+                (stream_id,) = wire.unpack_stop(self._payload(n))
                 self.player.stop(stream_id)
                 self.credits.force()
             elif mtype == wire.COMMAND:
-                self._on_command(wire.unpack_command(payload), now)
-            elif mtype in (wire.PONG, wire.LOG, wire.ERROR, wire.CREDIT):
+                self._on_command(wire.unpack_command(self._payload(n)), now)
+            elif mtype == wire.PONG or mtype == wire.LOG or mtype == wire.ERROR or mtype == wire.CREDIT:
                 pass  # nothing to do on the board side
             else:
                 self.counters["unexpected"] += 1
                 self._error(wire.ERR_UNEXPECTED, "unexpected message type %d" % mtype)
+        except MemoryError:
+            raise  # the loop reports it (formatting it here could need the heap that ran out)
         except ValueError as exc:
             self.counters["bad_payloads"] += 1
             self._error(wire.ERR_BAD_PAYLOAD, "bad %s payload: %s" % (wire.TYPE_NAMES.get(mtype, "?"), exc))
@@ -388,18 +449,19 @@ class BoardApp:
             self.vad.reset()
         self.credits.force()
 
-    def _on_audio_down(self, seq, payload, now):
+    def _on_audio_down(self, seq, size, now):
         if not self.handshake.active():
             self.counters["audio_down_ignored"] += 1
             return
-        if len(payload) < wire.AUDIO_DOWN_HEAD:
+        if size < wire.AUDIO_DOWN_HEAD:
             raise ValueError("payload too short")
-        stream_id = payload[0] | (payload[1] << 8)
+        frame = self.rx_frame
+        stream_id = frame[wire.PAYLOAD_AT] | (frame[wire.PAYLOAD_AT + 1] << 8)
         self.counters["audio_down_frames"] += 1
-        n = len(payload) - wire.AUDIO_DOWN_HEAD
+        n = size - wire.AUDIO_DOWN_HEAD
         pcm_n = 0
         if n:
-            pcm_n = self.down_decoder.decode_into(payload, wire.AUDIO_DOWN_HEAD, n, self.pcm_down)
+            pcm_n = self.down_decoder.decode_into(frame, wire.PAYLOAD_AT + wire.AUDIO_DOWN_HEAD, n, self.pcm_down)
             if pcm_n == 0:
                 self.counters["bad_payloads"] += 1
                 return
@@ -470,10 +532,31 @@ class BoardApp:
         self._event(wire.EV_COMMAND_DONE, action)
 
 
+def _hardware():
+    """The peripherals' module: the board's, or on MicroPython's unix port (the simulated
+    board, `sotto sim --runtime micropython`) one that talks to the simulator."""
+    import sys
+
+    if sys.platform in ("linux", "darwin"):
+        from sotto_fw import hw_unix
+
+        return hw_unix
+    from sotto_fw import hw
+
+    return hw
+
+
+async def _run(app, tasks):
+    for task in tasks:
+        asyncio.create_task(task(app))
+    await app.run()
+
+
 def main():
     """Board entry point: real peripherals from the active profile, then run forever."""
-    from sotto_fw import config, hw
+    from sotto_fw import config
 
+    hw = _hardware()
     profile = config.active_profile()
     if hw.button_held_at_boot(profile):
         print("sotto: button held at boot: firmware not started, REPL left free for mpremote")
@@ -483,4 +566,5 @@ def main():
         profile, parts["port"], parts["mic"], parts["speaker"], parts["button"], parts["led"],
         parts["outputs"], board_id=parts["board_id"],
     )
-    asyncio.run(app.run())
+    # Tasks beside the loop: the unix port's stand-ins for DMA and interrupts; none on a board.
+    asyncio.run(_run(app, parts.get("tasks", ())))

@@ -11,7 +11,7 @@
 # reset() at a stream start); the decoder restarts from each block's header.
 
 from sotto_fw import wire
-from sotto_fw.compat import const, native_or_bytecode
+from sotto_fw.compat import const, copy_into, native_or_bytecode
 
 PCM16 = wire.FMT_PCM16
 MULAW = wire.FMT_MULAW
@@ -272,8 +272,7 @@ class AudioEncoder:
         fmt = self.fmt
         if fmt == PCM16:
             n &= ~1
-            dst[doff : doff + n] = pcm[:n] if n != len(pcm) else pcm
-            return n
+            return copy_into(dst, doff, pcm, 0, n)
         if fmt == MULAW:
             return _mulaw_encode(pcm, n, dst, doff, _EXP_LUT)
         pred = self.pred
@@ -311,8 +310,7 @@ class AudioDecoder:
         fmt = self.fmt
         if fmt == PCM16:
             n &= ~1
-            dst[:n] = src[soff : soff + n]
-            return n
+            return copy_into(dst, 0, src, soff, n)
         if fmt == MULAW:
             return _mulaw_decode(src, soff, n, dst, _MULAW_DECODE)
         if n <= ADPCM_HEADER:

@@ -1,5 +1,10 @@
 # Microphone capture: PCM16 from the mic collects in a preallocated frame buffer; a full
 # frame is encoded straight into the frame encoder's payload for AUDIO_UP.
+#
+# The mic driver's interface: readinto(buf, off, n) puts up to n bytes of PCM16 at
+# buf[off:] and returns how many (0 when nothing is captured yet: it never waits);
+# configure(rate) optional; lost_bytes (optional): PCM16 bytes the driver had to drop
+# because they were not read in time.
 
 from sotto_fw import audiocodec, wire
 from sotto_fw.compat import ticks_add, ticks_diff
@@ -12,10 +17,8 @@ class MicCapture:
     def __init__(self, mic, max_frame_pcm=MAX_FRAME_PCM):
         self.mic = mic
         self.pcm = bytearray(max_frame_pcm)
-        self.pcm_mv = memoryview(self.pcm)
         self.scratch = bytearray(256)  # mic reads while not streaming, discarded
         self.frame_bytes = 0
-        self.frame_mv = self.pcm_mv
         self.rate = 16000
         self.fill = 0
         self.first_ms = 0
@@ -28,6 +31,7 @@ class MicCapture:
         self.encoder = audiocodec.AudioEncoder(wire.FMT_PCM16)
         self.frames = 0
         self.discarded = 0
+        self.dropped_frames = 0  # whole frames dropped because the line was behind
 
     def configure(self, fmt, rate, frame_ms):
         """Apply WELCOME's mic choice. Returns False if one frame would not fit a payload."""
@@ -39,7 +43,6 @@ class MicCapture:
         if hasattr(self.mic, "configure"):
             self.mic.configure(rate)
         self.frame_bytes = frame_bytes
-        self.frame_mv = self.pcm_mv[:frame_bytes]
         self.rate = rate
         self.fill = 0
         self.next_sample_ms = -1
@@ -54,11 +57,7 @@ class MicCapture:
             return False
         if self.fill >= self.frame_bytes:
             return True
-        if self.fill == 0:
-            view = self.frame_mv  # the common case: no new view object per read
-        else:
-            view = self.pcm_mv[self.fill : self.frame_bytes]
-        got = self.mic.readinto(view) or 0
+        got = self.mic.readinto(self.pcm, self.fill, self.frame_bytes - self.fill) or 0
         if got > 0:
             # The newest sample just read was captured about now, so the first one no
             # later than `latest`. Anchor there at the start and whenever the position
@@ -81,7 +80,7 @@ class MicCapture:
 
     def drain(self):
         """Read and drop mic audio (not streaming): the mic never backs up with stale audio."""
-        got = self.mic.readinto(self.scratch) or 0
+        got = self.mic.readinto(self.scratch, 0, len(self.scratch)) or 0
         self.discarded += got
         self.next_sample_ms = -1  # not streaming: re-anchor when streaming resumes
         return got
@@ -96,3 +95,4 @@ class MicCapture:
     def drop_frame(self):
         self.fill = 0
         self.discarded += self.frame_bytes
+        self.dropped_frames += 1

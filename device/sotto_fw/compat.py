@@ -34,12 +34,16 @@ _TICKS_HALF = const(1 << 29)
 
 if hasattr(time, "ticks_ms"):
     ticks_ms = time.ticks_ms  # type: ignore
+    ticks_us = time.ticks_us  # type: ignore
     ticks_diff = time.ticks_diff  # type: ignore
     ticks_add = time.ticks_add  # type: ignore
 else:
 
     def ticks_ms():
         return int(time.monotonic() * 1000) & _TICKS_MASK  # pyright: ignore[reportAttributeAccessIssue]
+
+    def ticks_us():
+        return int(time.monotonic() * 1000000) & _TICKS_MASK  # pyright: ignore[reportAttributeAccessIssue]
 
     def ticks_diff(a, b):
         """a - b in ms, correct across one wrap (like time.ticks_diff)."""
@@ -58,6 +62,20 @@ else:
 
     def sleep_ms(ms):
         return asyncio.sleep(ms / 1000)
+
+
+# The heap, where the interpreter can say (MicroPython's gc): bytes in use and free.
+# None on CPython, whose gc has no such counters.
+try:
+    import gc
+
+    heap_alloc = gc.mem_alloc  # type: ignore
+    heap_free = gc.mem_free  # type: ignore
+    collect = gc.collect
+except (ImportError, AttributeError):  # CPython
+    heap_alloc = None
+    heap_free = None
+    collect = None
 
 
 def random_u32():
@@ -118,3 +136,28 @@ def native_or_bytecode(source, name):
     """`name` from `source` as @micropython.native code where the port can, else bytecode."""
     fast = compile_accelerated(source, name, "native")
     return compile_function(source, name) if fast is None else fast
+
+
+# ------------------------------------------------------------------ copying without slices
+#
+# On MicroPython `src[a:b]` allocates (a new memoryview or a copy) every time, so the
+# audio loop copies between buffers at offsets with copy_into instead: viper machine code
+# that allocates nothing. CPython (and a port without viper) copies with slices.
+
+_COPY_SOURCE = """\
+def copy_into(dst: ptr8, doff: int, src: ptr8, soff: int, n: int) -> int:
+    i = 0
+    while i < n:
+        dst[doff + i] = src[soff + i]
+        i += 1
+    return n
+"""
+
+
+def _copy_slices(dst, doff, src, soff, n):
+    """dst[doff:doff+n] = src[soff:soff+n]; returns n."""
+    dst[doff : doff + n] = src[soff : soff + n]
+    return n
+
+
+copy_into = compile_accelerated(_COPY_SOURCE, "copy_into", "viper") or _copy_slices

@@ -21,7 +21,9 @@ PROFILES = {
         "baud": 921600,
         "uart_rxbuf": 8192,
         "uart_txbuf": 8192,
-        "mic_i2s": {"id": 0, "sck": 4, "ws": 5, "sd": 6, "ibuf": 8192},
+        # INMP441: 24 data bits at the top of 32-bit slots. shift 12 keeps 20 of them in
+        # an int16 (24 dB over the top 16 bits: speech at arm's length is ~-50 dBFS).
+        "mic_i2s": {"id": 0, "sck": 4, "ws": 5, "sd": 6, "ibuf": 8192, "bits": 32, "shift": 12},
         "speaker_i2s": {"id": 1, "sck": 15, "ws": 16, "sd": 7, "ibuf": 8192},
         "mic_formats": _ALL_FORMATS,
         "speaker_formats": _ALL_FORMATS,
@@ -35,6 +37,10 @@ PROFILES = {
         "led_active_low": False,
         "outputs": (38, 39),  # CMD_GPIO index -> pin
         "vad": True,
+        # Free GC heap at boot, which the simulated board is limited to (-X heapsize). With
+        # PSRAM (DevKitC-1 N8R8) MicroPython's IDF-5 builds report about 4 MB; later
+        # builds start smaller and grow the heap into PSRAM on demand.
+        "heap_free": 4 * 1024 * 1024,
     },
     # Raspberry Pi Pico (RP2040): USB-CDC to the host, I2S via PIO-backed machine.I2S.
     "rp2040": {
@@ -46,7 +52,8 @@ PROFILES = {
         "baud": 921600,  # nominal: USB-CDC ignores the baud rate
         "uart_rxbuf": 4096,
         "uart_txbuf": 4096,
-        "mic_i2s": {"id": 0, "sck": 10, "ws": 11, "sd": 12, "ibuf": 4096},
+        # SPH0645: 18 data bits at the top of 32-bit slots.
+        "mic_i2s": {"id": 0, "sck": 10, "ws": 11, "sd": 12, "ibuf": 4096, "bits": 32, "shift": 12},
         "speaker_i2s": {"id": 1, "sck": 18, "ws": 19, "sd": 20, "ibuf": 4096},
         "mic_formats": _ALL_FORMATS,
         "speaker_formats": _ALL_FORMATS,
@@ -60,6 +67,7 @@ PROFILES = {
         "led_active_low": False,
         "outputs": (15, 16),
         "vad": True,
+        "heap_free": 160 * 1024,  # of the RP2040's 264 KB SRAM, what MicroPython leaves free at boot
     },
 }
 

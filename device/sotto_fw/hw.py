@@ -3,58 +3,55 @@
 #
 # Everything here is non-blocking, as BoardApp expects: I2S runs in its interrupt
 # mode with buffers handed over whole; the UART is paced to its baud rate so write()
-# never waits for the line.
+# never waits for the line (sotto_fw.serialport). On MicroPython's unix port,
+# sotto_fw.hw_unix stands in for this module.
 
 import sys
 
 import machine
 from machine import I2S, PWM, Pin
 
-from sotto_fw.compat import micropython, ticks_diff, ticks_ms
+from sotto_fw.compat import copy_into, micropython
+from sotto_fw.micformat import check_mic_format, slot_bytes, slots32_to_pcm16
+from sotto_fw.serialport import PacedPort, StreamPort
+from sotto_fw.speaker import volume_shift
 
 CHUNK = 1024  # bytes per I2S transfer
 
 
-class UartPort:
-    """machine.UART, with write() accepting only what the line can take now."""
+def uart_port(profile):
+    """machine.UART (timeout 0: a read returns what has arrived), paced to its baud;
+    half the driver's TX buffer may be queued at once."""
+    uart = machine.UART(
+        profile["uart_id"], baudrate=profile["baud"], tx=Pin(profile["uart_tx"]), rx=Pin(profile["uart_rx"]),
+        rxbuf=profile["uart_rxbuf"], txbuf=profile["uart_txbuf"], timeout=0, timeout_char=0,
+    )
+    return PacedPort(uart, profile["baud"], profile["uart_txbuf"] // 2)
 
-    def __init__(self, profile):
-        self.uart = machine.UART(
-            profile["uart_id"], baudrate=profile["baud"], tx=Pin(profile["uart_tx"]), rx=Pin(profile["uart_rx"]),
-            rxbuf=profile["uart_rxbuf"], txbuf=profile["uart_txbuf"], timeout=0, timeout_char=0,
-        )
-        self.bytes_per_ms = profile["baud"] // 10000 + 1
-        # Token bucket: half the driver's TX buffer may be queued at once.
-        self.capacity = profile["uart_txbuf"] // 2
-        self.tokens = self.capacity
-        self.last = ticks_ms()
 
-    def any(self):
-        return self.uart.any()
+class _CdcStream:
+    """usb.device.cdc.CDCInterface as a stream with write(buf, off, n)."""
+
+    def __init__(self, cdc):
+        self.cdc = cdc
+        self.buf = None
+        self.mv = memoryview(b"")
 
     def readinto(self, buf):
-        if not self.uart.any():
-            return 0
-        return self.uart.readinto(buf) or 0
+        return self.cdc.readinto(buf)
 
-    def write(self, buf):
-        now = ticks_ms()
-        self.tokens += ticks_diff(now, self.last) * self.bytes_per_ms
-        self.last = now
-        if self.tokens > self.capacity:
-            self.tokens = self.capacity
-        n = len(buf)
-        if n > self.tokens:
-            n = self.tokens
-        if n <= 0:
-            return 0
-        k = self.uart.write(buf[:n] if n < len(buf) else buf) or 0
-        self.tokens -= k
-        return k
+    def write(self, buf, off, n):
+        if self.buf is not buf:
+            self.buf = buf
+            self.mv = memoryview(buf)
+        # CDCInterface.write takes one buffer: this view slice is an allocation per write.
+        return self.cdc.write(self.mv[off : off + n])
 
 
-class UsbCdcPort:
-    """USB-CDC through sys.stdin/stdout. Ctrl-C is disabled: audio bytes may be 0x03."""
+class StdinBytePort:
+    """USB-CDC through sys.stdin/stdout, one byte per read: sys.stdin cannot say how many
+    bytes are waiting, and a read of more than one may wait (micropython#8772). Only when
+    usb-device-cdc is not installed. Ctrl-C is disabled: audio bytes may be 0x03."""
 
     def __init__(self, profile):
         import select
@@ -65,13 +62,9 @@ class UsbCdcPort:
         self.poll = select.poll()
         self.poll.register(sys.stdin, select.POLLIN)
 
-    def any(self):
-        return 1 if self.poll.poll(0) else 0
-
     def readinto(self, buf):
         n = 0
         limit = len(buf)
-        # One byte per read: stdin.read(n) would wait for all n bytes.
         while n < limit and self.poll.poll(0):
             b = self.stdin.read(1)
             if not b:
@@ -80,22 +73,41 @@ class UsbCdcPort:
             n += 1
         return n
 
-    def write(self, buf):
-        return self.stdout.write(buf) or 0
+    def write(self, buf, off, n):
+        return self.stdout.write(buf, off, n) or 0  # pyright: ignore[reportCallIssue]
+
+
+def usb_cdc_port(profile):
+    """The link over USB: a second CDC interface (micropython-lib's usb-device-cdc,
+    MicroPython 1.23+), read in blocks of whatever has arrived; the REPL keeps the first
+    one. Without that package: sys.stdin, a byte at a time."""
+    try:
+        import usb.device  # pyright: ignore[reportMissingImports]
+        from usb.device.cdc import CDCInterface  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        return StdinBytePort(profile)
+    cdc = CDCInterface(timeout=0, rxbuf=profile["uart_rxbuf"], txbuf=profile["uart_txbuf"])
+    usb.device.get().init(cdc, builtin_driver=True)
+    return StreamPort(_CdcStream(cdc))
 
 
 class I2SMic:
     """I2S microphone, double-buffered in interrupt mode: readinto() hands over what has
-    been captured and never waits."""
+    been captured and never waits. 32-bit slots (INMP441, SPH0645) become PCM16 here,
+    shifted as the profile says (sotto_fw.micformat)."""
 
     def __init__(self, cfg, rate):
         self.cfg = cfg
+        self.bits = cfg.get("bits", 16)
+        self.shift = cfg.get("shift", 16)
+        check_mic_format(self.bits, self.shift)
+        self.slot = slot_bytes(self.bits)
         self.bufs = (bytearray(CHUNK), bytearray(CHUNK))
-        self.views = (memoryview(self.bufs[0]), memoryview(self.bufs[1]))
         self.filled = bytearray(2)
         self.filling = 0
         self.out_off = 0
         self.overruns = 0
+        self.lost_bytes = 0  # PCM16 bytes lost to overruns
         self._irq_cb = self._irq  # bound once: no allocation in the interrupt path
         self.i2s = None
         self.configure(rate)
@@ -105,7 +117,7 @@ class I2SMic:
             self.i2s.deinit()
         c = self.cfg
         self.i2s = I2S(
-            c["id"], sck=Pin(c["sck"]), ws=Pin(c["ws"]), sd=Pin(c["sd"]), mode=I2S.RX, bits=16,
+            c["id"], sck=Pin(c["sck"]), ws=Pin(c["ws"]), sd=Pin(c["sd"]), mode=I2S.RX, bits=self.bits,
             format=I2S.MONO, rate=rate, ibuf=c["ibuf"],
         )
         self.filled[0] = 0
@@ -119,23 +131,32 @@ class I2SMic:
         done = self.filling
         if self.filled[done]:
             self.overruns += 1
+            self.lost_bytes += (CHUNK // self.slot) * 2
         self.filled[done] = 1
         self.filling = done ^ 1
         i2s.readinto(self.bufs[self.filling])
 
-    def readinto(self, dst):
+    def readinto(self, dst, off, n):
         idx = self.filling ^ 1
         if not self.filled[idx]:
             return 0
-        n = CHUNK - self.out_off
-        if n > len(dst):
-            n = len(dst)
-        dst[:n] = self.views[idx][self.out_off : self.out_off + n]
-        self.out_off += n
+        src = self.bufs[idx]
+        if self.slot == 4:
+            count = (CHUNK - self.out_off) >> 2
+            if count > n >> 1:
+                count = n >> 1
+            got = slots32_to_pcm16(src, self.out_off, count, dst, off, self.shift)
+            self.out_off += count * 4
+        else:
+            got = CHUNK - self.out_off
+            if got > n:
+                got = n & ~1
+            copy_into(dst, off, src, self.out_off, got)
+            self.out_off += got
         if self.out_off >= CHUNK:
             self.out_off = 0
             self.filled[idx] = 0
-        return n
+        return got
 
 
 class I2SSpeaker:
@@ -168,19 +189,21 @@ class I2SSpeaker:
     def _irq(self, i2s):
         self.busy = 0
 
-    def write(self, src):
+    def write(self, src, off, n):
         if self.busy:
             return 0
-        n = len(src)
         if n > CHUNK:
             n = CHUNK
-        self.mv[:n] = src[:n] if n < len(src) else src
+        copy_into(self.buf, 0, src, off, n)
+        # A whole chunk (the steady state) uses the view made once; a stream's last,
+        # shorter piece costs one view.
+        view = self.mv if n == CHUNK else self.mv[:n]
         if self.shift:
-            I2S.shift(buf=self.mv[:n], bits=16, shift=-self.shift)
+            I2S.shift(buf=view, bits=16, shift=-self.shift)
         self.busy = n
         i2s = self.i2s
         if i2s is not None:
-            i2s.write(self.mv[:n])
+            i2s.write(view)
         return n
 
     def queued(self):
@@ -192,13 +215,7 @@ class I2SSpeaker:
         return dropped
 
     def set_volume(self, percent):
-        # Volume in halvings (6 dB steps): I2S.shift works in place, allocation-free.
-        shift = 0
-        level = 100
-        while level > percent and shift < 15:
-            level //= 2
-            shift += 1
-        self.shift = shift
+        self.shift = volume_shift(percent)  # I2S.shift works in place, allocation-free
 
 
 class ActiveLowButton:
@@ -238,7 +255,7 @@ def board_id():
 
 
 def build(profile):
-    port = UsbCdcPort(profile) if profile["transport"] == "usb-cdc" else UartPort(profile)
+    port = usb_cdc_port(profile) if profile["transport"] == "usb-cdc" else uart_port(profile)
     outputs = tuple(Pin(p, Pin.OUT, value=0) for p in profile["outputs"])
     return {
         "port": port,

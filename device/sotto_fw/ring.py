@@ -1,5 +1,8 @@
 # Byte ring buffer for audio and outgoing frames: one bytearray allocated at start,
-# reads and writes copy straight between it and the caller's buffers.
+# reads and writes copy straight between it and the caller's buffers (copy_into: no
+# slice objects, so nothing is allocated per call on the board).
+
+from sotto_fw.compat import copy_into
 
 
 class RingBuffer:
@@ -35,11 +38,10 @@ class RingBuffer:
         first = self.size - tail
         if first > n:
             first = n
-        mv = self.mv
-        mv[tail : tail + first] = src[soff : soff + first]
+        copy_into(self.buf, tail, src, soff, first)
         rest = n - first
         if rest:
-            mv[0:rest] = src[soff + first : soff + n]
+            copy_into(self.buf, 0, src, soff + first, rest)
         self.count += n
         return n
 
@@ -51,13 +53,6 @@ class RingBuffer:
             return False
         self.write(src, n)
         return True
-
-    def peek_view(self):
-        """The longest contiguous readable region, as a memoryview (allocates one view)."""
-        end = self.head + self.count
-        if end > self.size:
-            end = self.size
-        return self.mv[self.head : end]
 
     def contiguous(self):
         """Length of the readable region starting at head without wrapping."""
@@ -77,11 +72,10 @@ class RingBuffer:
         first = self.size - self.head
         if first > n:
             first = n
-        mv = self.mv
-        dst[doff : doff + first] = mv[self.head : self.head + first]
+        copy_into(dst, doff, self.buf, self.head, first)
         rest = n - first
         if rest:
-            dst[doff + first : doff + n] = mv[0:rest]
+            copy_into(dst, doff + first, self.buf, 0, rest)
         self.skip(n)
         return n
 

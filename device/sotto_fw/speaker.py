@@ -1,5 +1,8 @@
 # Speaker playback: AUDIO_DOWN audio (already PCM16) goes into a ring buffer, the ring
-# feeds the speaker in chunks. The ring may hold several agent utterances ("streams")
+# feeds the speaker in chunks. The speaker driver's interface: write(buf, off, n) takes
+# up to n bytes of PCM16 from buf[off:] and returns how many (0 while it is busy);
+# queued() bytes it still has to play; stop() drops them and returns how many;
+# configure(rate) and set_volume(percent) optional. The ring may hold several agent utterances ("streams")
 # back to back; a small fixed queue of segments says how many ring bytes belong to
 # which stream, so PLAYBACK reports and STOP count each stream's bytes exactly.
 
@@ -143,7 +146,7 @@ class SpeakerPlayer:
                 want = inring
             if want > self.max_write:
                 want = self.max_write
-            k = self.speaker.write(ring.mv[ring.head : ring.head + want]) or 0
+            k = self.speaker.write(ring.buf, ring.head, want) or 0
             if k <= 0:
                 return moved
             ring.skip(k)
@@ -180,4 +183,15 @@ class SpeakerPlayer:
         self.stopped_id = stream_id
         self.report(wire.PLAY_STOPPED, stream_id, played)
         return played
+
+
+def volume_shift(percent):
+    """Speaker volume as right shifts of the samples (6 dB steps): a shift needs no
+    multiply and, with I2S.shift, no allocation."""
+    shift = 0
+    level = 100
+    while level > percent and shift < 15:
+        level //= 2
+        shift += 1
+    return shift
 

@@ -12,8 +12,9 @@
 # once per encoder/decoder so the board's audio loop does not allocate per frame.
 
 import struct
+from array import array
 
-from sotto_fw.compat import compile_accelerated, const
+from sotto_fw.compat import compile_accelerated, const, copy_into, native_or_bytecode
 
 try:
     from binascii import crc32 as _crc32
@@ -111,8 +112,8 @@ _CRC = "<I"
 _CRC_TABLE = None
 
 
-def _crc32_py(data, value=0):
-    # Same result as binascii.crc32 (IEEE 802.3, reflected, 0xEDB88320).
+def _crc_table():
+    # IEEE 802.3, reflected (0xEDB88320), as binascii.crc32 uses.
     global _CRC_TABLE
     if _CRC_TABLE is None:
         table = []
@@ -122,7 +123,12 @@ def _crc32_py(data, value=0):
                 c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
             table.append(c)
         _CRC_TABLE = table
-    t = _CRC_TABLE
+    return _CRC_TABLE
+
+
+def _crc32_py(data, value=0):
+    # Same result as binascii.crc32.
+    t = _crc_table()
     c = value ^ 0xFFFFFFFF
     for b in data:
         c = t[(c ^ b) & 0xFF] ^ (c >> 8)
@@ -133,6 +139,67 @@ def crc32(data, value=0):
     if _crc32 is None:
         return _crc32_py(data, value)
     return _crc32(data, value) & 0xFFFFFFFF
+
+
+# Framing puts and checks the CRC of every frame. binascii.crc32 returns an int that,
+# on a 32-bit board, is a heap object for 3 values in 4 (above 2**30): one allocation
+# per frame. The viper versions below store or compare the CRC bytes in place and
+# return only 0/1 or a length, so nothing is allocated. Source compiled at import (see
+# the COBS loops below); None on CPython and ports without viper.
+
+_CRC_PUT_SOURCE = """\
+def _crc_put_v(buf: ptr8, n: int, table: ptr32) -> int:
+    m = (uint(0xFFFF) << 16) | uint(0xFFFF)
+    c = m
+    i = 0
+    while i < n:
+        c = uint(table[(c ^ uint(buf[i])) & 0xFF]) ^ (c >> 8)
+        i += 1
+    c = (c ^ m) & m
+    buf[n] = c & 0xFF
+    buf[n + 1] = (c >> 8) & 0xFF
+    buf[n + 2] = (c >> 16) & 0xFF
+    buf[n + 3] = (c >> 24) & 0xFF
+    return n + 4
+"""
+
+_CRC_OK_SOURCE = """\
+def _crc_ok_v(buf: ptr8, n: int, table: ptr32) -> int:
+    m = (uint(0xFFFF) << 16) | uint(0xFFFF)
+    c = m
+    i = 0
+    while i < n:
+        c = uint(table[(c ^ uint(buf[i])) & 0xFF]) ^ (c >> 8)
+        i += 1
+    c = (c ^ m) & m
+    if uint(buf[n]) != c & 0xFF or uint(buf[n + 1]) != (c >> 8) & 0xFF:
+        return 0
+    if uint(buf[n + 2]) != (c >> 16) & 0xFF or uint(buf[n + 3]) != (c >> 24) & 0xFF:
+        return 0
+    return 1
+"""
+
+_crc_put_viper = compile_accelerated(_CRC_PUT_SOURCE, "_crc_put_v", "viper")
+_crc_ok_viper = compile_accelerated(_CRC_OK_SOURCE, "_crc_ok_v", "viper")
+_CRC_WORDS = None
+if _crc_put_viper is not None:
+    _CRC_WORDS = array("I", _crc_table())
+
+
+def crc_put(buf, n):
+    """Append the CRC-32 of buf[:n] at buf[n:n+4] (little-endian). Returns n + 4."""
+    if _crc_put_viper is not None:
+        return _crc_put_viper(buf, n, _CRC_WORDS)
+    struct.pack_into(_CRC, buf, n, crc32(memoryview(buf)[:n]))
+    return n + CRC_LEN
+
+
+def crc_ok(buf, n):
+    """True when buf[n:n+4] is the CRC-32 of buf[:n]."""
+    if _crc_ok_viper is not None:
+        return _crc_ok_viper(buf, n, _CRC_WORDS) == 1
+    (want,) = struct.unpack_from(_CRC, buf, n)
+    return crc32(memoryview(buf)[:n]) == want
 
 
 # ---------------------------------------------------------------------------- COBS
@@ -288,7 +355,7 @@ class FrameEncoder:
         self.seq = (seq + 1) & 0xFFFF
         struct.pack_into(_HDR, self.raw, 0, PROTOCOL_VERSION, mtype, seq)
         end = HEADER_LEN + n
-        struct.pack_into(_CRC, self.raw, end, crc32(self.raw_mv[:end]))
+        crc_put(self.raw, end)
         # A delimiter on both sides: a frame that follows line garbage still arrives whole.
         k = cobs_encode_into(self.raw, end + CRC_LEN, self._out_body, self.raw_mv)
         self.out[k + 1] = 0
@@ -314,10 +381,14 @@ class FrameDecoder:
     `feed(data)` calls `on_frame(type, seq, payload)` for each frame whose CRC and
     version check out. The payload memoryview is valid only during the call. Counters
     say what was dropped and why.
+
+    With `views=False` (the board: a view per frame is an allocation) it calls
+    `on_frame(type, seq, n)` instead: the payload is `dec[PAYLOAD_AT:PAYLOAD_AT + n]`.
     """
 
-    def __init__(self, on_frame):
+    def __init__(self, on_frame, views=True):
         self.on_frame = on_frame
+        self.views = views
         self.buf = bytearray(MAX_ENCODED)
         self.buf_mv = memoryview(self.buf)
         self.dec = bytearray(MAX_ENCODED)
@@ -348,7 +419,6 @@ class FrameDecoder:
         self.bytes_in += n
         if not hasattr(data, "find"):
             data = bytes(data[:n])
-        view = memoryview(data)
         i = 0
         while i < n:
             z = data.find(b"\x00", i, n)
@@ -358,7 +428,7 @@ class FrameDecoder:
                 if self.overflow or self.n + take > MAX_ENCODED:
                     self.overflow = True
                 else:
-                    self.buf_mv[self.n : self.n + take] = view[i:end]
+                    copy_into(self.buf, self.n, data, i, take)
                     self.n += take
             if z < 0:
                 return
@@ -381,12 +451,14 @@ class FrameDecoder:
             self.resyncs += 1
             return
         body = k - CRC_LEN
-        (want,) = struct.unpack_from(_CRC, self.dec, body)
-        if crc32(self.dec_mv[:body]) != want:
+        dec = self.dec
+        if not crc_ok(dec, body):
             self.crc_errors += 1
             self.resyncs += 1
             return
-        version, mtype, seq = struct.unpack_from(_HDR, self.dec, 0)
+        version = dec[0]
+        mtype = dec[1]
+        seq = dec[2] | (dec[3] << 8)
         if version != PROTOCOL_VERSION:
             self.version_mismatch += 1
             self.last_foreign_version = version
@@ -398,7 +470,13 @@ class FrameDecoder:
                 self.lost += gap
         self.expected_seq = (seq + 1) & 0xFFFF
         self.frames_ok += 1
-        self.on_frame(mtype, seq, self.dec_mv[HEADER_LEN:body])
+        if self.views:
+            self.on_frame(mtype, seq, self.dec_mv[HEADER_LEN:body])
+        else:
+            self.on_frame(mtype, seq, body - HEADER_LEN)
+
+
+PAYLOAD_AT = const(4)  # HEADER_LEN: where FrameDecoder.dec holds the payload (views=False)
 
 
 # ---------------------------------------------------------------------------- payloads
@@ -509,6 +587,12 @@ def pack_credit(stream_id, last_seq, free_bytes):
     return struct.pack(_CREDIT, stream_id & 0xFFFF, last_seq & 0xFFFF, free_bytes)
 
 
+def pack_credit_into(buf, stream_id, last_seq, free_bytes):
+    """pack_credit written into buf[0:]; returns its length (the board: no allocation)."""
+    struct.pack_into(_CREDIT, buf, 0, stream_id & 0xFFFF, last_seq & 0xFFFF, free_bytes)
+    return 8
+
+
 def unpack_credit(p):
     _need(p, 8)
     return struct.unpack_from(_CREDIT, p, 0)
@@ -530,6 +614,11 @@ def pack_playback(state, stream_id, bytes_played, board_ms):
     return struct.pack(_PLAYBACK, state, stream_id & 0xFFFF, bytes_played, board_ms & 0xFFFFFFFF)
 
 
+def pack_playback_into(buf, state, stream_id, bytes_played, board_ms):
+    struct.pack_into(_PLAYBACK, buf, 0, state, stream_id & 0xFFFF, bytes_played, board_ms & 0xFFFFFFFF)
+    return 11
+
+
 def unpack_playback(p):
     _need(p, 11)
     return struct.unpack_from(_PLAYBACK, p, 0)
@@ -540,6 +629,11 @@ _EVENT = "<BhI"  # kind, value, board ms
 
 def pack_event(kind, value, board_ms):
     return struct.pack(_EVENT, kind, value, board_ms & 0xFFFFFFFF)
+
+
+def pack_event_into(buf, kind, value, board_ms):
+    struct.pack_into(_EVENT, buf, 0, kind, value, board_ms & 0xFFFFFFFF)
+    return 7
 
 
 def unpack_event(p):
@@ -558,6 +652,15 @@ def unpack_ping(p):
 
 def pack_pong(nonce, echo_ms, responder_ms):
     return struct.pack("<III", nonce & 0xFFFFFFFF, echo_ms & 0xFFFFFFFF, responder_ms & 0xFFFFFFFF)
+
+
+def pong_from_ping_into(buf, ping, off, responder_ms):
+    """The PONG to the PING payload at ping[off:off+8], written into buf[0:]; returns its
+    length. Nonce and echo time are copied as bytes: as ints they could be heap objects
+    on a 32-bit board."""
+    copy_into(buf, 0, ping, off, 8)
+    struct.pack_into("<I", buf, 8, responder_ms & 0xFFFFFFFF)
+    return 12
 
 
 def unpack_pong(p):
@@ -604,27 +707,48 @@ def unpack_command(p):
 
 
 # BENCH: link test traffic. counter (u32) + pattern bytes derived from the counter, so
-# the receiver can check every delivered payload without knowing what was sent.
+# the receiver can check every delivered payload without knowing what was sent. The
+# pattern starts at (counter * 2654435761 + 1) & 0xFF, which only needs the counter's
+# low byte (2654435761 & 0xFF == 177): no large int on a 32-bit board.
+
+_BENCH_FILL_SOURCE = """\
+def _bench_fill(buf, x, n):
+    i = 4
+    while i < n:
+        buf[i] = x
+        x = (x * 5 + 1) & 0xFF
+        i += 1
+    return n
+"""
+_bench_fill = native_or_bytecode(_BENCH_FILL_SOURCE, "_bench_fill")
+
+_BENCH_CHECK_SOURCE = """\
+def _bench_check(buf, off, n):
+    if n < 4:
+        return 0
+    x = (buf[off] * 177 + 1) & 0xFF
+    i = off + 4
+    end = off + n
+    while i < end:
+        if buf[i] != x:
+            return 0
+        x = (x * 5 + 1) & 0xFF
+        i += 1
+    return 1
+"""
+_bench_check = native_or_bytecode(_BENCH_CHECK_SOURCE, "_bench_check")
 
 
 def bench_fill(buf, counter, n):
     struct.pack_into("<I", buf, 0, counter & 0xFFFFFFFF)
-    x = (counter * 2654435761 + 1) & 0xFF
-    for i in range(4, n):
-        buf[i] = x
-        x = (x * 5 + 1) & 0xFF
-    return n
+    return _bench_fill(buf, ((counter & 0xFF) * 177 + 1) & 0xFF, n)
+
+
+def bench_check_at(buf, off, n):
+    """True when buf[off:off+n] is exactly what bench_fill made for its counter."""
+    return _bench_check(buf, off, n) == 1
 
 
 def bench_check(p):
     """True when a BENCH payload is exactly what bench_fill made for its counter."""
-    n = len(p)
-    if n < 4:
-        return False
-    counter = struct.unpack_from("<I", p, 0)[0]
-    x = (counter * 2654435761 + 1) & 0xFF
-    for i in range(4, n):
-        if p[i] != x:
-            return False
-        x = (x * 5 + 1) & 0xFF
-    return True
+    return _bench_check(p, 0, len(p)) == 1

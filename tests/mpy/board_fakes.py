@@ -2,6 +2,8 @@
 # the same fakes serve the CPython tests (tests/test_device_app.py) and the scripts
 # under tests/mpy/ run by real MicroPython.
 
+from sotto_fw.compat import copy_into
+
 
 class FakeClock:
     """A clock the test moves by hand (ticks wrap at 2**30 like MicroPython's)."""
@@ -20,35 +22,40 @@ class FakeClock:
 
 
 class FakePort:
-    """Non-blocking serial port: `to_board` is what the host wrote, `from_board` what the
-    board wrote. `tx_room` limits how much one write() accepts (None: no limit)."""
+    """Non-blocking serial port: `to_board` is what the host wrote (read from `rx_off`
+    on), `from_board` what the board wrote. `tx_room` limits how much one write()
+    accepts (None: no limit). Reads copy at offsets, so a test can measure the board's
+    allocations with host traffic queued in `to_board`."""
 
     def __init__(self):
         self.to_board = bytearray()
+        self.rx_off = 0
         self.from_board = bytearray()
         self.tx_room = None
         self.written = 0
         self.discard = False  # True: count written bytes only (allocation measurements)
 
     def any(self):
-        return len(self.to_board)
+        return len(self.to_board) - self.rx_off
 
     def readinto(self, buf):
-        n = min(len(buf), len(self.to_board))
-        if n == 0:
+        n = len(self.to_board) - self.rx_off
+        if n > len(buf):
+            n = len(buf)
+        if n <= 0:
             return None
-        buf[:n] = self.to_board[:n]
-        self.to_board = self.to_board[n:]
+        copy_into(buf, 0, self.to_board, self.rx_off, n)
+        self.rx_off += n  # read bytes stay: dropping them would allocate in the read
         return n
 
-    def write(self, buf):
-        n = len(buf)
+    def write(self, buf, off, n):
         if self.tx_room is not None:
-            n = min(n, self.tx_room)
+            if n > self.tx_room:
+                n = self.tx_room
             self.tx_room -= n
         self.written += n
         if not self.discard:
-            self.from_board.extend(bytes(buf[:n]))
+            self.from_board.extend(bytes(buf[off : off + n]))
         return n
 
     def take_output(self):
@@ -69,13 +76,16 @@ class FakeMic:
     def configure(self, rate):
         self.rate = rate
 
-    def readinto(self, buf):
-        n = min(len(buf), self.per_read) & ~1
+    def readinto(self, buf, off, n):
+        if n > self.per_read:
+            n = self.per_read
+        n &= ~1
         v = self.level & 0xFFFF
         lo = v & 0xFF
         hi = v >> 8
-        i = 0
-        while i < n:
+        i = off
+        end = off + n
+        while i < end:
             buf[i] = lo
             buf[i + 1] = hi
             i += 2
@@ -84,13 +94,16 @@ class FakeMic:
 
 
 class FakeSpeaker:
-    """Accepts up to `room` bytes per write() call; keeps what it got. `queue` models
-    the output stage: stop() returns (and discards) `queue` bytes."""
+    """Accepts up to `room` bytes per write() call; keeps what it got (unless `discard`:
+    allocation measurements). `queue` models the output stage: stop() returns (and
+    discards) `queue` bytes."""
 
     def __init__(self, room=256, queue=0):
         self.room = room
         self.queue = queue
         self.played = bytearray()
+        self.taken = 0
+        self.discard = False
         self.stops = 0
         self.volume = 100
         self.rate = 0
@@ -98,9 +111,12 @@ class FakeSpeaker:
     def configure(self, rate):
         self.rate = rate
 
-    def write(self, buf):
-        n = min(len(buf), self.room)
-        self.played.extend(bytes(buf[:n]))
+    def write(self, buf, off, n):
+        if n > self.room:
+            n = self.room
+        self.taken += n
+        if not self.discard:
+            self.played.extend(bytes(buf[off : off + n]))
         return n
 
     def stop(self):

@@ -7,6 +7,7 @@ import json
 import struct
 import sys
 
+from board_fakes import FakeClock
 from board_harness import BoardHarness, pcm_ramp
 from mpycheck import check, equal, hexs, run, summary, unhex
 
@@ -408,34 +409,145 @@ def host_absent():
     equal(len(h.take(wire.PONG)), 1, "link works again once the host reads")
 
 
-def allocation_in_the_audio_loop():
-    try:
-        import gc
-        import micropython  # noqa: F401 - only measured on MicroPython
-    except ImportError:
-        return
-    h = BoardHarness(speaker_room=640)
-    h.welcome(mic_fmt=wire.FMT_ADPCM)
-    h.run(50)
-    h.take_all()
-    h.port.discard = True
+def _host_traffic(h, fmt, frames):
+    """PINGs and one stream of AUDIO_DOWN in `fmt`, queued for the board (built before
+    any measurement: building them allocates)."""
+    pcm = bytearray(640)
+    enc = audiocodec.AudioEncoder(fmt)
+    audio = bytearray(700)
+    n = enc.encode_into(pcm, 640, audio, 0)
+    for i in range(frames):
+        h.send(wire.PING, wire.pack_ping(i, 1000 + i))
+        h.send(wire.AUDIO_DOWN, wire.pack_audio_down(1, audio[:n]))
+
+
+def _measure_steps(h, steps):
+    import gc
+
     gc.collect()
     gc.disable()
     before = gc.mem_alloc()
-    steps = 200
     for _ in range(steps):
         h.app.step()
         h.clock.advance(1)
     used = gc.mem_alloc() - before
     gc.enable()
-    frames = h.app.capture.frames
-    print("INFO loop allocation: %d bytes over %d steps (%d bytes/step)" % (used, steps, used // steps))
-    check(frames > 0, "mic frames produced while measuring")
+    return used
+
+
+def allocation_in_the_audio_loop():
+    """A pass of the loop in steady state allocates nothing: mic frames out, speaker audio
+    in, PINGs answered, credits granted, in each wire format; and so does a link bench."""
+    try:
+        import gc  # noqa: F401
+        import micropython  # noqa: F401 - only measured on MicroPython
+    except ImportError:
+        return
+    for fmt in (wire.FMT_PCM16, wire.FMT_MULAW, wire.FMT_ADPCM):
+        name = wire.FORMAT_NAMES[fmt]
+        h = BoardHarness(speaker_room=640)
+        h.welcome(mic_fmt=fmt, spk_fmt=fmt)
+        _host_traffic(h, fmt, 250)
+        h.port.discard = True
+        h.speaker.discard = True
+        h.run(60)  # warm up: the stream starts, first credits
+        h.take_all()
+        c0 = dict(h.app.counters)
+        used = _measure_steps(h, 300)
+        c = h.app.counters
+        print("INFO loop allocation, %s: %d bytes over 300 steps" % (name, used))
+        equal(used, 0, "no allocation in the loop (%s)" % name)
+        check(c["audio_up_frames"] - c0["audio_up_frames"] >= 20, "mic frames sent while measured (%s)" % name)
+        check(c["audio_down_frames"] - c0["audio_down_frames"] >= 20, "speaker frames taken while measured (%s)" % name)
+        check(c["pongs"] - c0["pongs"] >= 20, "PINGs answered while measured (%s)" % name)
+        check(c["credits_granted"] - c0["credits_granted"] >= 1, "credits granted while measured (%s)" % name)
+        equal(h.app.stats["errors"], 0, "no loop errors (%s)" % name)
+
+    # The link bench: BENCH frames both ways.
+    h = BoardHarness()
+    h.welcome()
+    h.run(3)
+    h.send(wire.COMMAND, wire.pack_command(5, wire.CMD_BENCH, 16, 10))
+    for i in range(300):
+        p = bytearray(128)
+        wire.bench_fill(p, i, 128)
+        h.send(wire.BENCH, p)
+    h.port.discard = True
+    h.run(20)
+    ok0 = h.app.counters["bench_rx_ok"]
+    sent0 = h.app.counters["bench_sent"]
+    used = _measure_steps(h, 200)
+    print("INFO loop allocation, bench: %d bytes over 200 steps" % used)
+    equal(used, 0, "no allocation in the loop (bench)")
+    check(h.app.counters["bench_rx_ok"] - ok0 >= 50, "bench frames checked while measured")
+    check(h.app.counters["bench_sent"] - sent0 >= 50, "bench frames sent while measured")
+
+
+def loop_stats_report():
+    """The board's own report: parseable text, and writing it allocates nothing."""
+    try:
+        import gc
+        import micropython  # noqa: F401
+    except ImportError:
+        return
+    from sotto_fw.loopstats import LoopStats, put_int
+
+    buf = bytearray(64)
+    equal(bytes(buf[: put_int(buf, 0, 0)]), b"0", "put_int 0")
+    equal(bytes(buf[: put_int(buf, 0, -1205)]), b"-1205", "put_int negative")
+    equal(bytes(buf[: put_int(buf, 0, 1073741823)]), b"1073741823", "put_int large")
+    stats = LoopStats(period_ms=1000)
+    check(stats.enabled, "heap counters on MicroPython")
+    out = bytearray(200)
+    ticks_diff = FakeClock().ticks_diff
+    gc.collect()
+    stats.start(0, 0, 0)
+    stats.loop_pass(812)
+    gc.disable()
+    before = gc.mem_alloc()
+    n = stats.report_into(out, 0, 1000, ticks_diff, 93, 2)
+    used = gc.mem_alloc() - before
+    gc.enable()
+    equal(used, 0, "report written without allocating")
+    text = bytes(out[:n]).decode()
+    check(text.startswith("stats ms=1000 frames=93 alloc="), text)
+    check(" gc=0 loop_us=812 mic_drop=2 heap_free=" in text, text)
+
+
+def memory_error_is_survived():
+    """A MemoryError in a pass is counted and reported, and the loop goes on."""
+    try:
+        import micropython  # noqa: F401
+    except ImportError:
+        return
+    from sotto_fw.compat import asyncio
+
+    h = BoardHarness()
+    h.welcome()
+    h.run(3)
+    real_step = h.app.step
+    calls = [0]
+
+    def failing_step():
+        calls[0] += 1
+        if calls[0] == 2:
+            raise MemoryError
+        if calls[0] > 5:
+            h.app.stop()
+        return real_step()
+
+    h.app.step = failing_step
+    asyncio.run(h.app.run())
+    h.decoder.feed(h.port.take_output())
+    logs = [bytes(p[1:]) for t, _, p in h.take(wire.LOG)]
+    equal(h.app.counters["memory_errors"], 1, "MemoryError counted")
+    check(b"loop error: MemoryError" in logs, "and reported: %r" % (logs,))
+    check(calls[0] > 5, "the loop went on")
 
 
 for fn in (codec_vectors, native_codec_loops_match_bytecode, failed_acceleration_falls_back, ring_buffer, credits,
            handshake, ping_and_commands, button, playback_and_stop, stop_of_an_unknown_stream,
            credits_bound_what_the_ring_holds, mulaw_and_adpcm_downlink, bench, garbage_on_the_line, host_absent,
-           allocation_in_the_audio_loop):
+           allocation_in_the_audio_loop, loop_stats_report, memory_error_is_survived):
     run(fn)
 sys.exit(1 if summary() else 0)

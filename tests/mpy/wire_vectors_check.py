@@ -2,6 +2,7 @@
 # Usage: micropython wire_vectors_check.py PATH/TO/wire_vectors.json
 
 import json
+import struct
 import sys
 
 from mpycheck import check, equal, hexs, run, summary, unhex
@@ -105,6 +106,37 @@ def viper_cobs_is_compiled():
         equal((wire._cobs_encode_viper, wire._cobs_decode_viper), (None, None), "CPython uses the Python COBS")
 
 
+def viper_crc_and_copy():
+    """The board's viper CRC (no int object per frame) and copy agree with binascii and
+    slices; CPython uses those directly."""
+    if not compat.MICROPYTHON:
+        equal((wire._crc_put_viper, wire._crc_ok_viper), (None, None), "CPython uses binascii for the CRC")
+        return
+    check(wire._crc_put_viper is not None and wire._crc_ok_viper is not None, "viper CRC compiled at import")
+    check("copy_into" in compat.ACCELERATED, "viper copy compiled at import", compat.ACCELERATED)
+    import binascii
+
+    x = 7
+    for n in (0, 1, 3, 4, 17, 255, 1028):
+        buf = bytearray(n + 4)
+        for i in range(n):
+            x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+            buf[i] = (x >> 16) & 0xFF
+        equal(wire.crc_put(buf, n), n + 4, "crc_put length %d" % n)
+        want = binascii.crc32(bytes(buf[:n])) & 0xFFFFFFFF
+        equal(struct.unpack_from("<I", buf, n)[0], want, "crc_put value %d" % n)
+        check(wire.crc_ok(buf, n), "crc_ok accepts %d" % n)
+        buf[n + 3] ^= 0x40
+        check(not wire.crc_ok(buf, n), "crc_ok rejects a flipped CRC bit %d" % n)
+        if n:
+            buf[n + 3] ^= 0x40
+            buf[n // 2] ^= 1
+            check(not wire.crc_ok(buf, n), "crc_ok rejects a flipped data bit %d" % n)
+    dst = bytearray(10)
+    equal(compat.copy_into(dst, 3, b"abcdefgh", 2, 4), 4, "copy_into count")
+    equal(bytes(dst), b"\x00\x00\x00cdef\x00\x00\x00", "copy_into bytes at offsets")
+
+
 def viper_cobs_matches_python():
     """The board's viper COBS loops against the Python ones, on data with many zeros."""
     if wire._cobs_encode_viper is None:
@@ -149,7 +181,7 @@ def viper_cobs_matches_python():
         wire._cobs_decode_viper = fast_dec
 
 
-for fn in (crc, cobs, messages, bench, streams, encoder_round_trip, viper_cobs_is_compiled,
+for fn in (crc, cobs, messages, bench, streams, encoder_round_trip, viper_cobs_is_compiled, viper_crc_and_copy,
            viper_cobs_matches_python):
     run(fn)
 sys.exit(1 if summary() else 0)

@@ -52,9 +52,12 @@ class UART:
         self.incoming = self.incoming[n:]
         return n
 
-    def write(self, buf):
-        self.sent.extend(bytes(buf))
-        return len(buf)
+    def write(self, buf, off=0, n=-1):
+        # Like MicroPython streams: write(buf[, off[, n]]) takes a part without a slice.
+        if n < 0:
+            n = len(buf) - off
+        self.sent.extend(bytes(buf[off : off + n]))
+        return n
 
 
 class I2S:
@@ -67,6 +70,7 @@ class I2S:
     def __init__(self, id, sck=None, ws=None, sd=None, mode=0, bits=16, format=0, rate=16000, ibuf=4096):
         self.id = id
         self.mode = mode
+        self.bits = bits
         self.rate = rate
         self.handler = None
         self.pending = None
@@ -85,13 +89,16 @@ class I2S:
         self.pending = buf
         return 0
 
-    def complete(self, fill=0x11):
-        """The DMA finished the pending transfer: fill (RX) or take (TX) it, call the handler."""
+    def complete(self, fill=0x11, data=None):
+        """The DMA finished the pending transfer: fill (RX: with `fill`, or the bytes of
+        `data` from the start) or take (TX) it, call the handler."""
         buf = self.pending
         self.pending = None
         if self.mode == I2S.RX:
             for i in range(len(buf)):
                 buf[i] = fill
+            if data is not None:
+                buf[: len(data)] = data
         else:
             self.written.extend(bytes(buf))
         if self.handler is not None:
