@@ -24,7 +24,7 @@ from sotto_fw.speaker import SpeakerPlayer
 from sotto_fw.vad import VAD_END, VAD_START, EnergyVad
 
 RX_CHUNK = const(512)
-TX_BUFFER = const(8192)
+TX_BUFFER = const(8192)  # default; a profile's "tx_buffer" sets it
 CONTROL_RESERVE = const(512)  # TX room audio may not take: control frames still get out
 AUDIO_BACKLOG = const(2400)  # most TX bytes queued when a mic frame joins (~200 ms at 115200 baud)
 TX_STALL_MS = const(1000)  # TX that made no progress this long is stale: dropped
@@ -38,7 +38,8 @@ def _line_len(n):
 
 
 class BoardApp:
-    def __init__(self, profile, port, mic, speaker, button=None, led=None, outputs=(), clock=None, board_id=None):
+    def __init__(self, profile, port, mic, speaker, button=None, led=None, outputs=(), clock=None, board_id=None,
+                 speaker_ring=None):
         self.profile = profile
         self.port = port
         self.mic = mic
@@ -77,12 +78,12 @@ class BoardApp:
         self.rx_buf = bytearray(RX_CHUNK)
         self.rx_mv = memoryview(self.rx_buf)
         self.pcm_down = bytearray(audiocodec.decoded_bytes(wire.FMT_ADPCM, wire.MAX_PAYLOAD))
-        self.tx = RingBuffer(TX_BUFFER)
+        self.tx = RingBuffer(profile.get("tx_buffer", TX_BUFFER))
         self.enc = wire.FrameEncoder()
         self.dec = wire.FrameDecoder(self._on_frame, False)
         self.rx_frame = self.dec.dec  # where a received frame's payload is, at wire.PAYLOAD_AT
         self.handshake = Handshake(profile, board_id)
-        self.player = SpeakerPlayer(speaker, profile["speaker_buffer"], self._report_playback)
+        self.player = SpeakerPlayer(speaker, profile["speaker_buffer"], self._report_playback, ring=speaker_ring)
         self.credits = CreditGranter(profile["speaker_buffer"])
         self.capture = MicCapture(mic)
         self.down_decoder = audiocodec.AudioDecoder(wire.FMT_PCM16)
@@ -552,19 +553,28 @@ async def _run(app, tasks):
     await app.run()
 
 
-def main():
-    """Board entry point: real peripherals from the active profile, then run forever."""
+def main(reserve=None):
+    """Board entry point: real peripherals from the active profile, then run forever.
+
+    `reserve`: a list holding heap that main.py kept free while the modules loaded; it is
+    emptied here, right before the buffers are allocated."""
     from sotto_fw import config
 
     hw = _hardware()
-    profile = config.active_profile()
+    profile = hw.board_profile(config.active_profile())
     if hw.button_held_at_boot(profile):
         print("sotto: button held at boot: firmware not started, REPL left free for mpremote")
         return
+    if reserve:
+        reserve.clear()
+        if collect is not None:
+            collect()
+    # The speaker ring first: the biggest buffer, while the freed reserve is in one piece.
+    ring = RingBuffer(profile["speaker_buffer"])
     parts = hw.build(profile)
     app = BoardApp(
         profile, parts["port"], parts["mic"], parts["speaker"], parts["button"], parts["led"],
-        parts["outputs"], board_id=parts["board_id"],
+        parts["outputs"], board_id=parts["board_id"], speaker_ring=ring,
     )
     # Tasks beside the loop: the unix port's stand-ins for DMA and interrupts; none on a board.
     asyncio.run(_run(app, parts.get("tasks", ())))

@@ -243,6 +243,11 @@ class PwmLed:
         self.pwm.duty_u16(65535 - duty if self.active_low else duty)
 
 
+def board_profile(profile):
+    """The profile as this board runs it: as flashed."""
+    return profile
+
+
 def button_held_at_boot(profile):
     """True if the user holds the button at boot: the firmware then stays out of the way so
     mpremote can reach the REPL (on USB-CDC the running firmware disables Ctrl-C)."""

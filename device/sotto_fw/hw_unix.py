@@ -33,7 +33,7 @@ from sotto_fw.speaker import volume_shift
 
 CONFIG_FILE = "sotto_sim.json"
 SPEAKER_RECORD_HEAD = 6
-SPEAKER_RECORD_MAX = 4096  # a pipe write up to PIPE_BUF is atomic: records never interleave
+SPEAKER_RECORD_MAX = 1024  # as hw.I2SSpeaker's chunk; under PIPE_BUF, so a record is written whole
 _REANCHOR_S = 10
 
 
@@ -44,7 +44,9 @@ def _notice(text):
 
 
 class UnixMic:
-    """The microphone: slots from the host's pipe, turned into PCM16 like hw.I2SMic does."""
+    """The microphone: slots from the host's pipe, turned into PCM16 like hw.I2SMic does.
+    Its buffer is the profile's I2S buffer, which the board's I2S driver allocates on the
+    heap too, so the simulated heap holds what the board's would."""
 
     def __init__(self, stream, cfg):
         self.stream = stream
@@ -52,7 +54,7 @@ class UnixMic:
         self.shift = cfg.get("shift", 16)
         check_mic_format(self.bits, self.shift)
         self.slot = slot_bytes(self.bits)
-        self.stage = bytearray(1024)
+        self.stage = bytearray(cfg.get("ibuf", 4096))
         self.lost_bytes = 0  # PCM16 bytes lost before the firmware read them
         self.rate = 0
 
@@ -76,8 +78,9 @@ class UnixMic:
 
 
 class UnixSpeaker:
-    """The speaker: an I2S stage of the profile's buffer size, played out at the sample
-    rate by the board's own clock, each played piece sent to the host."""
+    """The speaker: an I2S stage of the profile's buffer size (on the heap, as the I2S
+    driver's), played out at the sample rate by the board's own clock, each played piece
+    sent to the host."""
 
     def __init__(self, stream, cfg):
         self.stream = stream
@@ -221,16 +224,21 @@ def _config():
         return json.loads(f.read())
 
 
+def board_profile(profile):
+    """The profile with the simulator's settings for this board (baud, buffers, formats,
+    names) applied."""
+    for key, value in _config().get("profile", {}).items():
+        profile[key] = value
+    return profile
+
+
 def button_held_at_boot(profile):
     return False
 
 
 def build(profile):
-    """The simulated peripherals; the host's overrides (baud, buffers, formats, names)
-    are applied to `profile` first."""
+    """The simulated peripherals, on the descriptors the simulator passed."""
     cfg = _config()
-    for key, value in cfg.get("profile", {}).items():
-        profile[key] = value
     fds = cfg["fds"]
     port = PacedPort(open(fds["uart"], "r+b"), profile["baud"], profile["uart_txbuf"] // 2)
     mic = UnixMic(open(fds["mic"], "rb"), profile["mic_i2s"])

@@ -29,10 +29,12 @@ class SpeakerPlayer:
     for: the host overran its credit), dropped_stopped (bytes of stopped streams).
     """
 
-    def __init__(self, speaker, buffer_size, report, chunk_bytes=CHUNK_BYTES):
+    def __init__(self, speaker, buffer_size, report, chunk_bytes=CHUNK_BYTES, ring=None):
+        """`ring`: a RingBuffer of buffer_size made earlier (the board allocates its biggest
+        buffer first, while the heap still has a piece that can hold it)."""
         self.speaker = speaker
         self.report = report
-        self.ring = RingBuffer(buffer_size)
+        self.ring = ring if ring is not None and ring.size == buffer_size else RingBuffer(buffer_size)
         self.max_write = chunk_bytes
         self.seg_id = array("H", [0] * MAX_SEGMENTS)
         self.seg_inring = array("i", [0] * MAX_SEGMENTS)

@@ -112,23 +112,26 @@ _CRC = "<I"
 _CRC_TABLE = None
 
 
-def _crc_table():
+def _crc_table(table=None):
     # IEEE 802.3, reflected (0xEDB88320), as binascii.crc32 uses.
-    global _CRC_TABLE
-    if _CRC_TABLE is None:
+    if table is None:
         table = []
-        for i in range(256):
-            c = i
-            for _ in range(8):
-                c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
-            table.append(c)
-        _CRC_TABLE = table
-    return _CRC_TABLE
+        for _ in range(256):
+            table.append(0)
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        table[i] = c
+    return table
 
 
 def _crc32_py(data, value=0):
     # Same result as binascii.crc32.
-    t = _crc_table()
+    global _CRC_TABLE
+    if _CRC_TABLE is None:
+        _CRC_TABLE = _crc_table()
+    t = _CRC_TABLE
     c = value ^ 0xFFFFFFFF
     for b in data:
         c = t[(c ^ b) & 0xFF] ^ (c >> 8)
@@ -183,7 +186,8 @@ _crc_put_viper = compile_accelerated(_CRC_PUT_SOURCE, "_crc_put_v", "viper")
 _crc_ok_viper = compile_accelerated(_CRC_OK_SOURCE, "_crc_ok_v", "viper")
 _CRC_WORDS = None
 if _crc_put_viper is not None:
-    _CRC_WORDS = array("I", _crc_table())
+    # Filled in place: a list of these values would be 256 heap ints on a 32-bit board.
+    _CRC_WORDS = _crc_table(array("I", bytes(1024)))
 
 
 def crc_put(buf, n):

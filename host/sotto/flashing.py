@@ -24,8 +24,9 @@ from sotto.errors import FlashError, FlashVerifyFailed, PortNotFound
 ARCH_BY_PROFILE = {"esp32s3": "xtensawin", "rp2040": "armv6m"}
 # Only the board's entry points stay source: MicroPython runs boot.py/main.py by name.
 SOURCE_ONLY = {"boot.py", "main.py"}
-# Host-only helpers that never go to the board.
-HOST_ONLY = {"_cpython_micropython.py"}
+# Host-only helpers that never go to the board: the CPython stand-in for `micropython`,
+# and the unix port's peripherals (the simulated board on real MicroPython).
+HOST_ONLY = {"_cpython_micropython.py", "hw_unix.py"}
 PROFILE_FILE = "sotto_profile.txt"
 FIRMWARE_PACKAGE = "sotto_fw"
 

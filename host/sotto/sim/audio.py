@@ -117,13 +117,23 @@ class SimMicrophone:
                 if self._current is not None:
                     self._current = None  # restart the utterance at the new rate is not worth it: drop it
 
-    def readinto(self, buf: bytearray | memoryview) -> int:
+    def readinto(self, buf: bytearray | memoryview, off: int = 0, n: int = -1) -> int:
+        """Up to n bytes (all that fit when n < 0) of captured PCM16 into buf[off:]."""
+        if n < 0:
+            n = len(buf) - off
         with self._lock:
-            n = min(len(buf), len(self._captured)) & ~1
+            n = min(n, len(self._captured)) & ~1
             if n:
-                buf[:n] = self._captured[:n]
+                buf[off: off + n] = self._captured[:n]
                 del self._captured[:n]
             return n
+
+    def take(self) -> bytes:
+        """Everything captured so far (a firmware in another process reads it through a pipe)."""
+        with self._lock:
+            out = bytes(self._captured)
+            self._captured.clear()
+            return out
 
     # -- sim side --
     def queue_utterance(self, pcm: Int16Array, rate: int, label: str = "") -> None:
@@ -226,6 +236,7 @@ class SimSpeaker:
         self._mic = mic
         self.bytes_played = 0  # non-silent bytes taken from the stage
         self.stops = 0
+        self.volume_shift = 0  # the board's volume as a right shift (a firmware in another process)
 
     # -- firmware side --
     def configure(self, rate: int) -> None:
@@ -234,11 +245,14 @@ class SimSpeaker:
                 self.rate = rate
                 self._t0 = -1.0
 
-    def write(self, buf: bytes | bytearray | memoryview) -> int:
+    def write(self, buf: bytes | bytearray | memoryview, off: int = 0, n: int = -1) -> int:
+        """Up to n bytes of PCM16 from buf[off:] (all of it when n < 0); returns how many."""
+        if n < 0:
+            n = len(buf) - off
         with self._lock:
-            k = min(len(buf), self.stage_bytes - len(self._stage)) & ~1
+            k = min(n, self.stage_bytes - len(self._stage)) & ~1
             if k > 0:
-                self._stage += buf[:k]
+                self._stage += buf[off: off + k]
             return max(k, 0)
 
     def stop(self) -> int:
@@ -281,6 +295,34 @@ class SimSpeaker:
             if self.volume != 100:
                 chunk = (chunk.astype(np.int32) * self.volume // 100).astype(np.int16)
             rate = self.rate
+        self._record(now, chunk, rate)
+        if self._mic is not None:
+            self._mic.add_echo(chunk, rate)
+
+    def received(self, now: float, pcm: bytes, rate: int, shift: int = 0) -> None:
+        """What a speaker in another process played since the last call (PCM16 at `rate`,
+        its volume as a right shift), placed on the timeline at `now`: silence fills the
+        time nothing arrived, so the recording and the echo stay on the board's clock."""
+        if self._start_time is None:
+            self._start_time = now
+        if rate <= 0:
+            return
+        with self._lock:
+            if rate != self.rate or self._t0 < 0:
+                self.rate = rate
+                self._t0 = now - len(pcm) / 2 / rate
+                self._played = 0
+            samples = np.frombuffer(pcm, dtype="<i2").astype(np.int16)
+            due = int((now - self._t0) * rate) - self._played
+            pad = max(0, due - samples.size)
+            if pad == 0 and samples.size == 0:
+                return
+            chunk = np.concatenate([np.zeros(pad, dtype=np.int16), samples]) if pad else samples
+            if shift:
+                chunk = (chunk.astype(np.int32) >> shift).astype(np.int16)
+            self._played += chunk.size
+            self.bytes_played += len(pcm)
+            self.volume_shift = shift
         self._record(now, chunk, rate)
         if self._mic is not None:
             self._mic.add_echo(chunk, rate)

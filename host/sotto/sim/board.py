@@ -7,9 +7,13 @@
         board.unplug(); board.replug(); board.reset()
     board.speaker_wav   # the WAV written on close (if speaker_out was given)
 
-Two threads: the hardware thread (line pacing, microphone and speaker clocks, every
-~1 ms) and the board thread (BoardApp.run() in its own asyncio loop), so the host and
-the board never share an event loop, as on real hardware.
+Two runtimes for the firmware. `runtime="cpython"` (fast, for unit tests) imports it
+into this process: a hardware thread (line pacing, microphone and speaker clocks, every
+~1 ms) and a board thread (BoardApp.run() in its own asyncio loop), so the host and the
+board never share an event loop, as on real hardware. `runtime="micropython"` runs the
+whole firmware in MicroPython's unix interpreter, its heap limited to the board
+profile's (sotto/sim/micropython.py); the hardware thread then paces the line and
+carries the mic and speaker to and from that process.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ import numpy as np
 
 from sotto.errors import SottoError
 from sotto.sim.audio import Int16Array, SimMicrophone, SimSpeaker, read_wav, write_wav
-from sotto.sim.line import VirtualSerialLine
+from sotto.sim.line import BoardEnd, VirtualSerialLine
+from sotto.sim.micropython import MicroPythonFirmware
 
 log = logging.getLogger("sotto.sim")
 
@@ -37,6 +42,7 @@ TICK_S = 0.001
 SWITCH_INTERVAL_S = 0.0005
 _TICKS_MASK = (1 << 30) - 1
 _board_numbers = itertools.count(1)
+RUNTIMES = ("cpython", "micropython")
 
 
 class SimError(SottoError):
@@ -61,6 +67,13 @@ class SimClock:
 
     def ticks_diff(self, a: int, b: int) -> int:
         return ((a - b + (1 << 29)) & _TICKS_MASK) - (1 << 29)
+
+
+class MonotonicClock(SimClock):
+    """Board ticks of MicroPython's unix port: CLOCK_MONOTONIC ms, as time.monotonic()."""
+
+    def __init__(self) -> None:
+        super().__init__(0.0)
 
 
 class SimButton:
@@ -111,10 +124,16 @@ class SimulatedBoard:
     def __init__(self, *, baud: int = 921600, profile: str = "esp32s3", echo_gain: float = 0.0,
                  echo_delay_s: float = 0.03, speaker_out: str | Path | None = None, record_speaker: bool = False,
                  gap_s: float = 0.6, board_id: str | None = None, seed: int | None = None,
-                 speaker_buffer: int | None = None, speaker_formats: int | None = None) -> None:
+                 speaker_buffer: int | None = None, speaker_formats: int | None = None,
+                 runtime: str = "cpython", heap_bytes: int | None = None) -> None:
         """`speaker_buffer`: the speaker ring in PCM16 bytes (default: the profile's; an
         ESP32-S3 with PSRAM can hold a whole reply). `speaker_formats`: the wire formats the
-        board offers for its speaker, a mask of `wire.FMT_*` (default: the profile's, all three)."""
+        board offers for its speaker, a mask of `wire.FMT_*` (default: the profile's, all three).
+        `runtime`: "cpython" or "micropython" (see the module docstring); `heap_bytes`: the
+        MicroPython heap (default: the profile's heap_free)."""
+        if runtime not in RUNTIMES:
+            raise SimError(f"unknown runtime {runtime!r}; choose from {', '.join(RUNTIMES)}")
+        self.runtime = runtime
         self.baud = baud
         self.profile = sim_profile(baud, profile)
         if speaker_buffer is not None:
@@ -129,13 +148,22 @@ class SimulatedBoard:
         self.board_id = board_id or f"sim-{os.getpid()}-{next(_board_numbers)}"
         self.events: list[SimEvent] = []
         self._t0 = time.monotonic()
-        self.clock = SimClock(self._t0)
-        self.line = VirtualSerialLine(baud, seed=seed)
+        self.clock = SimClock(self._t0) if runtime == "cpython" else MonotonicClock()
         self.mic = SimMicrophone(self.profile["mic_rates"][0], gap_s=gap_s, on_event=self._mic_event)
         self.mic.set_echo(echo_gain, echo_delay_s)
         self.speaker_out = Path(speaker_out) if speaker_out else None
         record_rate = 22050 if (self.speaker_out or record_speaker) else None
         self.speaker = SimSpeaker(self.profile["speaker_i2s"].get("ibuf", 8192), record_rate=record_rate, mic=self.mic)
+        self.firmware: MicroPythonFirmware | None = None
+        board_end: BoardEnd | None = None
+        if runtime == "micropython":
+            heap = int(heap_bytes or self.profile["heap_free"])
+            if heap < 32 * 1024:
+                raise SimError(f"heap of {heap} bytes is too small for the firmware (at least 32 KB)")
+            self.firmware = MicroPythonFirmware(self.profile, self.board_id, heap_bytes=heap, mic=self.mic,
+                                                speaker=self.speaker, notice=self._log_event)
+            board_end = self.firmware.uart
+        self.line = VirtualSerialLine(baud, seed=seed, board_end=board_end)
         self.button = SimButton()
         self.led = SimLed(self)
         self.outputs = [SimPin(self, i) for i in range(len(self.profile.get("outputs", ())))]
@@ -167,15 +195,20 @@ class SimulatedBoard:
         self.close()
 
     def start(self) -> None:
+        self.speaker.start_clock(self._t0)
+        # Busy threads share the GIL here (host, hardware, and the board on CPython);
+        # CPython's default 5 ms switch interval would add whole milliseconds to every hop.
+        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
+        if self.firmware is not None:
+            self.firmware.start()
+            self._hw_thread = threading.Thread(target=self._hardware_forever, name="sotto-sim-hw", daemon=True)
+            self._hw_thread.start()
+            return
         from sotto_fw.app import BoardApp
 
         self.app = BoardApp(self.profile, self.line.port, self.mic, self.speaker, self.button, self.led,
                             self.outputs, clock=self.clock, board_id=self.board_id)
-        self.speaker.start_clock(self._t0)
-        # Three busy threads share the GIL here (host, board, hardware); CPython's default
-        # 5 ms switch interval would add whole milliseconds to every hop across them.
-        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
-            sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._hw_thread = threading.Thread(target=self._hardware_forever, name="sotto-sim-hw", daemon=True)
         self._board_thread = threading.Thread(target=self._board_forever, name="sotto-sim-board", daemon=True)
         self._hw_thread.start()
@@ -196,6 +229,8 @@ class SimulatedBoard:
         for t in (self._board_thread, self._hw_thread):
             if t is not None:
                 t.join(timeout=3.0)
+        if self.firmware is not None:
+            self.firmware.close()
         self.line.close()
         if self.speaker_out is not None:
             write_wav(self.speaker_out, self.speaker.recording(), self.speaker.record_rate or 22050)
@@ -206,8 +241,12 @@ class SimulatedBoard:
             while not self._stopping.is_set():
                 now = time.monotonic()
                 self.line.pump(now)
-                self.speaker.play(now)  # first: its echo reaches the mic in the same tick
-                self.mic.produce(now, self.clock.ticks_ms())
+                if self.firmware is None:
+                    self.speaker.play(now)  # first: its echo reaches the mic in the same tick
+                    self.mic.produce(now, self.clock.ticks_ms())
+                else:
+                    self.mic.produce(now, self.clock.ticks_ms())
+                    self.firmware.tick(now)
                 time.sleep(TICK_S)
         except Exception as exc:  # noqa: BLE001 - report, do not die silently
             log.exception("simulated hardware failed")
@@ -245,6 +284,8 @@ class SimulatedBoard:
 
     @property
     def welcomed(self) -> bool:
+        if self.firmware is not None:
+            return self.firmware.welcomed
         return bool(self.app is not None and self.app.handshake.active())
 
     def wait_welcomed(self, timeout: float = 10.0) -> None:
@@ -274,9 +315,13 @@ class SimulatedBoard:
 
     def press_button(self) -> None:
         self.button.pressed = True
+        if self.firmware is not None:
+            self.firmware.set_button(True)
 
     def release_button(self) -> None:
         self.button.pressed = False
+        if self.firmware is not None:
+            self.firmware.set_button(False)
 
     # ------------------------------------------------------------------ faults
 
@@ -293,8 +338,13 @@ class SimulatedBoard:
         self._log_event("replug", self.line.pty_path)
 
     def reset(self) -> None:
-        """Reboot the board mid-whatever: new boot id, empty buffers, HELLO again."""
-        self._call_on_board(self.app.reset)
+        """Reboot the board mid-whatever: new boot id, empty buffers, HELLO again. On
+        MicroPython the interpreter is killed and started again: its RAM is gone."""
+        if self.firmware is not None:
+            self.line.board_reset()
+            self.firmware.reset()
+        else:
+            self._call_on_board(self.app.reset)
         self._log_event("reset")
 
     def silence_host(self, seconds: float) -> None:
@@ -311,11 +361,18 @@ class SimulatedBoard:
 
     @property
     def stats(self) -> dict[str, Any]:
-        s = dict(self.app.stats) if self.app is not None else {}
+        """The firmware's counters (asked of the MicroPython process) and the line's."""
+        if self.firmware is not None:
+            s = self.firmware.stats()
+            s.update({"boots": self.firmware.boots, "memory_errors_printed": self.firmware.memory_errors})
+            mic_overrun = self.firmware.mic_overrun_bytes
+        else:
+            s = dict(self.app.stats) if self.app is not None else {}
+            mic_overrun = self.mic.overrun_bytes
         c = self.line.counters
         s.update({"line_bytes_down": c.bytes_down, "line_bytes_up": c.bytes_up, "line_flipped": c.flipped,
                   "line_dropped": c.dropped, "unplugs": c.unplugs, "replugs": c.replugs,
-                  "mic_overrun_bytes": self.mic.overrun_bytes, "speaker_bytes_played": self.speaker.bytes_played})
+                  "mic_overrun_bytes": mic_overrun, "speaker_bytes_played": self.speaker.bytes_played})
         return s
 
     def speaker_pcm(self) -> tuple[Int16Array, int]:
@@ -327,3 +384,5 @@ class SimulatedBoard:
     def check_alive(self) -> None:
         if self._board_error is not None:
             raise SimError(f"the simulated board failed: {self._board_error!r}")
+        if self.firmware is not None:
+            self.firmware.check_alive()

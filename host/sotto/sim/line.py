@@ -1,11 +1,13 @@
 """A virtual serial cable: a pty pair paced at a real baud rate, with fault injection.
 
 The host opens the pty slave like a real device (`port_path`, a symlink that follows
-replugs, or `pty_path`, the current /dev/pts/N). The board side is `SimUartPort`, a
-non-blocking machine.UART look-alike with an RX buffer and a small TX FIFO. The
-hardware thread calls `pump()` about every millisecond: bytes move between the pty
-master and the board's buffers at baud/10 bytes a second in each direction, so a
-frame takes the time it would take on the wire.
+replugs, or `pty_path`, the current /dev/pts/N). The board's end is either
+`SimUartPort`, a non-blocking machine.UART look-alike with an RX buffer and a small TX
+FIFO for the firmware imported into CPython, or `PtyBoardEnd`, a second pty whose slave
+the MicroPython process reads and writes as its UART. The hardware thread calls
+`pump()` about every millisecond: bytes move between the host's pty and the board's
+end at baud/10 bytes a second in each direction, so a frame takes the time it would
+take on the wire.
 
 Back-pressure instead of overrun: when the board's RX buffer is full the line stops
 taking bytes from the pty (as USB-CDC flow control would), so the host's writes wait.
@@ -18,12 +20,16 @@ and cutting one or both directions for a while (host silence, dead line).
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import random
+import struct
 import tempfile
+import termios
 import threading
 import tty
 from dataclasses import dataclass
+from typing import Protocol
 
 BITS_PER_BYTE = 10
 # An ESP32-S3 UART's hardware TX FIFO is 128 bytes. A deeper FIFO here would make every
@@ -52,12 +58,15 @@ class SimUartPort:
             del self._rx[:n]
             return n
 
-    def write(self, buf: bytes | bytearray | memoryview) -> int:
+    def write(self, buf: bytes | bytearray | memoryview, off: int = 0, n: int = -1) -> int:
+        """Up to n bytes of buf[off:] (all of it when n < 0) into the TX FIFO; returns how many."""
+        if n < 0:
+            n = len(buf) - off
         with self._lock:
-            k = min(len(buf), self.tx_capacity - len(self._tx))
+            k = min(n, self.tx_capacity - len(self._tx))
             if k <= 0:
                 return 0
-            self._tx += buf[:k]
+            self._tx += buf[off: off + k]
             return k
 
     def any(self) -> int:
@@ -69,22 +78,88 @@ class SimUartPort:
         with self._lock:
             return self.rx_capacity - len(self._rx)
 
-    def deliver(self, data: bytes) -> None:
+    def deliver(self, data: bytes) -> int:
         with self._lock:
             self._rx += data
+            return len(data)
 
-    def peek_tx(self, n: int) -> bytes:
+    def take_tx(self, n: int) -> bytes:
         with self._lock:
-            return bytes(self._tx[:n])
-
-    def consume_tx(self, n: int) -> None:
-        with self._lock:
+            out = bytes(self._tx[:n])
             del self._tx[:n]
+            return out
 
     def clear(self) -> None:
         with self._lock:
             self._rx.clear()
             self._tx.clear()
+
+
+class BoardEnd(Protocol):
+    """The board's end of the line, as the pump moves bytes to and from it."""
+
+    def rx_room(self) -> int: ...
+
+    def deliver(self, data: bytes) -> int: ...
+
+    def take_tx(self, n: int) -> bytes: ...
+
+    def clear(self) -> None: ...
+
+
+class PtyBoardEnd:
+    """The board's UART as a pty for another process (the MicroPython interpreter).
+
+    `board_fd` is the slave, opened non-blocking, for the board process to inherit: its
+    reads return whatever has arrived, its writes what fits, like a UART with timeout 0.
+    RX room is measured on the slave (bytes the board has not read yet), so a board that
+    reads slowly holds the line back as an RX buffer of `rx_capacity` bytes would.
+    """
+
+    def __init__(self, rx_capacity: int = 4096) -> None:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        self.rx_capacity = rx_capacity
+        self._master = master
+        os.set_blocking(master, False)
+        self.board_fd = os.open(os.ttyname(slave), os.O_RDWR | os.O_NONBLOCK | os.O_NOCTTY)
+        self._slave = slave  # kept open: the pty lives across board restarts
+        self._inq = bytearray(4)
+
+    def unread(self) -> int:
+        """Bytes delivered that the board has not read."""
+        fcntl.ioctl(self._slave, termios.FIONREAD, self._inq)
+        return int(struct.unpack("i", self._inq)[0])
+
+    def rx_room(self) -> int:
+        return max(0, self.rx_capacity - self.unread())
+
+    def deliver(self, data: bytes) -> int:
+        try:
+            return os.write(self._master, data)
+        except BlockingIOError:
+            return 0
+
+    def take_tx(self, n: int) -> bytes:
+        if n <= 0:
+            return b""
+        try:
+            return os.read(self._master, n)
+        except (BlockingIOError, OSError):
+            return b""
+
+    def clear(self) -> None:
+        """Bytes in flight are gone (a pulled cable, a reset board)."""
+        termios.tcflush(self._slave, termios.TCIOFLUSH)
+        while self.take_tx(65536):
+            pass
+
+    def close(self) -> None:
+        for fd in (self.board_fd, self._slave, self._master):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 @dataclass
@@ -131,12 +206,14 @@ class _FaultDice:
 
 
 class VirtualSerialLine:
-    def __init__(self, baud: int, *, rx_capacity: int = 4096, tx_capacity: int = UART_TX_FIFO, seed: int | None = None) -> None:
+    def __init__(self, baud: int, *, rx_capacity: int = 4096, tx_capacity: int = UART_TX_FIFO, seed: int | None = None,
+                 board_end: BoardEnd | None = None) -> None:
+        """`board_end`: the board's side (default: an in-process SimUartPort)."""
         if baud <= 0:
             raise ValueError(f"baud must be positive, got {baud}")
         self.baud = baud
         self.byte_rate = baud / BITS_PER_BYTE
-        self.port = SimUartPort(rx_capacity, tx_capacity)
+        self.port: BoardEnd = board_end if board_end is not None else SimUartPort(rx_capacity, tx_capacity)
         self.counters = LineCounters()
         rng = random.Random(seed)
         self._rng = rng
@@ -152,6 +229,7 @@ class VirtualSerialLine:
         self._budget = {"down": 0.0, "up": 0.0}
         self._last = 0.0
         self._pending_up = b""  # bytes taken from the board's FIFO that the pty has not accepted yet
+        self._pending_down = b""  # bytes from the host the board's end has not accepted yet
         self._plugged = False
         self._open_pty()
 
@@ -193,8 +271,17 @@ class VirtualSerialLine:
             if not self._plugged:
                 return
             self._close_pty()
-            self.port.clear()  # bytes on a pulled cable are gone
+            self._drop_in_flight()  # bytes on a pulled cable are gone
             self.counters.unplugs += 1
+
+    def _drop_in_flight(self) -> None:
+        self.port.clear()
+        self._pending_down = b""
+
+    def board_reset(self) -> None:
+        """The board rebooted: what its UART held, and what was on its way to it, is lost."""
+        with self._lock:
+            self._drop_in_flight()
 
     def replug(self) -> None:
         """Plug it back: a new pty behind the same `port_path`."""
@@ -273,6 +360,11 @@ class VirtualSerialLine:
             self._pump_up(now)
 
     def _pump_down(self, now: float) -> None:
+        if self._pending_down:
+            k = self.port.deliver(self._pending_down)
+            self._pending_down = self._pending_down[k:]
+            if self._pending_down:
+                return
         n = min(int(self._budget["down"]), self.port.rx_room())
         if n <= 0:
             return
@@ -288,15 +380,15 @@ class VirtualSerialLine:
         self.counters.bytes_down += len(data)
         data = self._mangle("down", data, now)
         if data:
-            self.port.deliver(data)
+            k = self.port.deliver(data)
+            self._pending_down = data[k:]
 
     def _pump_up(self, now: float) -> None:
         budget = int(self._budget["up"])
         if not self._pending_up:
-            take = self.port.peek_tx(budget)
+            take = self.port.take_tx(budget)
             if not take:
                 return
-            self.port.consume_tx(len(take))
             self._budget["up"] -= len(take)
             self.counters.bytes_up += len(take)
             self._pending_up = self._mangle("up", take, now)
