@@ -6,6 +6,11 @@ from sotto_fw.compat import const
 
 CREDIT_INTERVAL_MS = const(100)
 FLOWING_MS = const(500)  # audio counts as flowing this long after the last AUDIO_DOWN
+# Idle, a CREDIT still goes out this often. On a noisy line the host may have sent frames
+# that never arrived; it takes them as lost only when a newer CREDIT comes (host
+# sotto/link/credits.py), and a board that heard no audio has no other reason to send one:
+# without this the host's speaker audio could wait forever.
+REFRESH_MS = const(1000)
 
 
 class CreditGranter:
@@ -45,9 +50,10 @@ class CreditGranter:
         if free - self.low_free >= self.step:
             return True
         flowing = self.audio_seen and ticks_diff(now, self.last_audio_ms) < FLOWING_MS
-        if (flowing or free < self.buffer_size) and ticks_diff(now, self.last_ms) >= self.interval_ms:
+        since = ticks_diff(now, self.last_ms)
+        if (flowing or free < self.buffer_size) and since >= self.interval_ms:
             return True
-        return False
+        return since >= REFRESH_MS
 
     def granted_now(self, free, now):
         self.pending = False

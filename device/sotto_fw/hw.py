@@ -13,20 +13,19 @@ from machine import I2S, PWM, Pin
 
 from sotto_fw.compat import copy_into, micropython
 from sotto_fw.micformat import check_mic_format, slot_bytes, slots32_to_pcm16
-from sotto_fw.serialport import PacedPort, StreamPort
+from sotto_fw.serialport import PacedPort, StreamPort, paced_capacity
 from sotto_fw.speaker import volume_shift
 
 CHUNK = 1024  # bytes per I2S transfer
 
 
 def uart_port(profile):
-    """machine.UART (timeout 0: a read returns what has arrived), paced to its baud;
-    half the driver's TX buffer may be queued at once."""
+    """machine.UART (timeout 0: a read returns what has arrived), paced to its baud."""
     uart = machine.UART(
         profile["uart_id"], baudrate=profile["baud"], tx=Pin(profile["uart_tx"]), rx=Pin(profile["uart_rx"]),
         rxbuf=profile["uart_rxbuf"], txbuf=profile["uart_txbuf"], timeout=0, timeout_char=0,
     )
-    return PacedPort(uart, profile["baud"], profile["uart_txbuf"] // 2)
+    return PacedPort(uart, profile["baud"], paced_capacity(profile["baud"], profile["uart_txbuf"]))
 
 
 class _CdcStream:

@@ -28,7 +28,7 @@ import sys
 from sotto_fw.compat import asyncio, copy_into, sleep_ms, ticks_add, ticks_diff, ticks_us
 from sotto_fw.micformat import check_mic_format, slot_bytes, slots32_to_pcm16
 from sotto_fw.ring import RingBuffer
-from sotto_fw.serialport import PacedPort
+from sotto_fw.serialport import PacedPort, paced_capacity
 from sotto_fw.speaker import volume_shift
 
 CONFIG_FILE = "sotto_sim.json"
@@ -157,8 +157,12 @@ class Control:
     def poll(self, mic, app):
         rec = self.rec
         while True:
-            got = self.stream.readinto(rec) or 0
-            if got < 5:
+            got = self.stream.readinto(rec)
+            if got == 0:
+                # End of file: the simulator is gone (the pipe's only writer), and so is
+                # the board's reason to run.
+                sys.exit(0)
+            if got is None or got < 5:
                 return
             kind = rec[0]
             value = rec[1] | (rec[2] << 8) | (rec[3] << 16)
@@ -240,7 +244,8 @@ def build(profile):
     """The simulated peripherals, on the descriptors the simulator passed."""
     cfg = _config()
     fds = cfg["fds"]
-    port = PacedPort(open(fds["uart"], "r+b"), profile["baud"], profile["uart_txbuf"] // 2)
+    baud = profile["baud"]
+    port = PacedPort(open(fds["uart"], "r+b"), baud, paced_capacity(baud, profile["uart_txbuf"]))
     mic = UnixMic(open(fds["mic"], "rb"), profile["mic_i2s"])
     speaker = UnixSpeaker(open(fds["speaker"], "wb"), profile["speaker_i2s"])
     control = Control(open(fds["control"], "rb"))

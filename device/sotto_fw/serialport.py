@@ -20,6 +20,23 @@ class StreamPort:
         return self.stream.write(buf, off, n) or 0
 
 
+QUEUE_MS = 10  # most line time a paced port lets the driver queue
+
+
+def paced_capacity(baud, txbuf):
+    """Bytes a paced port may have queued in the driver: QUEUE_MS of line, within half
+    the driver's buffer. Everything queued there is ahead of the next PONG or PLAYBACK
+    report: half of an 8 KB buffer is 44 ms at 921600 baud (measured as the PING round
+    trip under a saturating bench on the simulated board), 10 ms of line keeps the line
+    busy across a slow loop pass and replies prompt."""
+    n = baud * QUEUE_MS // 10000
+    if n < 256:
+        n = 256
+    if n > txbuf // 2:
+        n = txbuf // 2
+    return n
+
+
 class PacedPort(StreamPort):
     """A stream whose driver queues what it is given (a UART): writes are paced to the
     baud rate with a token bucket, so the driver never holds more than `capacity` bytes,

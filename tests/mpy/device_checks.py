@@ -142,9 +142,11 @@ def credits():
     c.granted_now(2100, 150)
     check(c.due(4000, 1000, ticks_diff), "credit when the buffer drained")
     c.granted_now(4000, 1000)
-    check(not c.due(4000, 5000, ticks_diff), "idle and empty: no credits")
+    check(not c.due(4000, 1900, ticks_diff), "idle and empty: no credit within a second")
+    check(c.due(4000, 2000, ticks_diff), "idle: a refresh every second (repairs frames lost on the line)")
+    c.granted_now(4000, 2000)
     c.force()
-    check(c.due(4000, 5001, ticks_diff), "forced credit")
+    check(c.due(4000, 2001, ticks_diff), "forced credit")
 
 
 def handshake():

@@ -23,6 +23,11 @@ def _link_arguments(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--sim", action="store_true", help="run against the simulated board (a pty paced at --baud)")
     where.add_argument("--port", metavar="URL", help="a real board: device path or pyserial URL")
+    p.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
+                   help="--sim: run the firmware imported into CPython (default), or whole in the MicroPython "
+                        "interpreter with the board profile's heap; the result then adds the board's own report")
+    p.add_argument("--board", choices=("esp32s3", "rp2040"), default="esp32s3",
+                   help="--sim: the board profile the simulated board runs (default esp32s3)")
     p.add_argument("--baud", type=int, default=921600, help="line rate in baud (default 921600)")
     p.add_argument("--seconds", type=float, default=10.0, help="how long to saturate the line (default 10)")
     p.add_argument("--payload", type=int, default=128,
@@ -37,7 +42,8 @@ def _link_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help='one JSON object: frames_sent, frames_received, frames_lost, crc_rejected, corrupt_delivered, '
                         'resyncs, payload_kbps {"up": board->host, "down": host->board} in kbit/s of BENCH payload, '
-                        'rtt_ms_p50, rtt_ms_p95, plus details')
+                        'rtt_ms_p50, rtt_ms_p95, board (on MicroPython: alloc_bytes_per_frame, gc_collections, '
+                        'loop_ms_max, mic_frames_dropped, heap_free_min), plus details')
     p.add_argument("-v", "--verbose", action="store_true", help="log link events")
 
 
@@ -50,6 +56,8 @@ def _run_link(args: argparse.Namespace) -> int:
         raise ConfigError("--corrupt must be a probability below 0.5")
     if not args.sim and (args.corrupt or args.unplug_at is not None or args.reset_at is not None):
         raise ConfigError("--corrupt, --unplug-at and --reset-at need --sim")
+    if not args.sim and (args.runtime != "cpython" or args.board != "esp32s3"):
+        raise ConfigError("--runtime and --board are for the simulated board (--sim)")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(name)s: %(message)s")
     options = BenchOptions(seconds=args.seconds, payload=args.payload, corrupt=args.corrupt,
@@ -71,7 +79,7 @@ async def _bench_link(args: argparse.Namespace, options: "BenchOptions") -> dict
     if args.sim:
         from sotto.sim import SimulatedBoard
 
-        with SimulatedBoard(baud=args.baud) as board:
+        with SimulatedBoard(baud=args.baud, runtime=args.runtime, profile=args.board) as board:
             link = BoardLink(board.port_path, link_options)
             await link.open()
             try:

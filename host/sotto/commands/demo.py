@@ -47,6 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = DEMO_EPILOG
     parser.add_argument("--json", action="store_true", help="one JSON object per turn, then a summary line")
     parser.add_argument("--baud", type=int, default=921600, help="simulated serial line rate (default 921600)")
+    parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
+                        help="the simulated board's firmware: imported into CPython (default), or whole in the "
+                             "MicroPython interpreter with the board profile's heap (the summary adds the board's "
+                             "own report: allocation, collections, longest loop pass)")
+    parser.add_argument("--board", choices=("esp32s3", "rp2040"), default="esp32s3",
+                        help="the board profile the simulated board runs (default esp32s3, with PSRAM; rp2040 has "
+                             "about 160 KB of heap and a 16 KB speaker ring)")
     parser.add_argument("--script", metavar="FILE", help="a memory-script JSON to speak instead of the built-in one")
     parser.add_argument("--session", metavar="ID", help="session id for the working memory (default: a new one)")
     parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
@@ -101,11 +108,14 @@ def run(args: argparse.Namespace) -> int:
         baud=args.baud,
         session_id=args.session,
         echo_gain=args.echo,
-        speaker_buffer=args.speaker_buffer or DEMO_SPEAKER_BUFFER,
+        # The PSRAM ring on the ESP32-S3; other boards keep their profile's.
+        speaker_buffer=args.speaker_buffer or (DEMO_SPEAKER_BUFFER if args.board == "esp32s3" else None),
         speaker_format=args.speaker_format,
         started_at=_STARTED,
         knowledge=knowledge,
         profile=args.profile or DEMO_PROFILE,
+        runtime=args.runtime,
+        board=args.board,
     )
     view: Any = JsonView(sys.stdout) if args.json else HumanView()
     try:

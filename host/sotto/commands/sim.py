@@ -28,6 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--echo-delay", type=float, default=0.03, metavar="S", help="echo path delay (s)")
     parser.add_argument("--speaker-out", metavar="WAV", help="write what the speaker played, on the board's timeline")
     parser.add_argument("--profile", default="esp32s3", help="firmware board profile (esp32s3, rp2040)")
+    parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
+                        help="run the firmware imported into CPython (default), or whole in the MicroPython "
+                             "interpreter, its heap limited to the profile's (the board then reports its loop "
+                             "and heap once a second: `sotto run -v` shows it)")
+    parser.add_argument("--heap", type=int, metavar="BYTES",
+                        help="--runtime micropython: the heap (default: the profile's free heap)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log line and board events")
 
 
@@ -37,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.baud <= 0:
         raise ConfigError("--baud must be positive")
+    if args.heap is not None and args.runtime != "micropython":
+        raise ConfigError("--heap is for --runtime micropython")
     if not 0.0 <= args.echo <= 4.0:
         raise ConfigError("--echo must be between 0 and 4")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
@@ -45,10 +53,12 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with SimulatedBoard(baud=args.baud, profile=args.profile, echo_gain=args.echo, echo_delay_s=args.echo_delay,
-                        speaker_out=args.speaker_out, gap_s=args.gap) as board:
+                        speaker_out=args.speaker_out, gap_s=args.gap, runtime=args.runtime,
+                        heap_bytes=args.heap) as board:
         print(f"port: {board.pty_path}", flush=True)
-        print(f"sim: {args.baud} baud; the same board stays at {board.port_path} across replugs; Ctrl+C to stop",
-              file=sys.stderr, flush=True)
+        runtime = f"MicroPython, heap {board.heap_bytes} bytes" if board.heap_bytes else "CPython"
+        print(f"sim: {args.profile} firmware on {runtime}, {args.baud} baud; the same board stays at "
+              f"{board.port_path} across replugs; Ctrl+C to stop", file=sys.stderr, flush=True)
         try:
             queued = False
             seen_events = 0

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sotto.metrics import percentile
 from sotto.errors import SottoError
+from sotto.link.board_stats import BoardStatsCollector
 from sotto.pipeline import LoadedEngines, Pipeline, PipelineOptions, load_engines, make_recognizer, peak_rss_mb
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
@@ -62,6 +63,8 @@ class DemoOptions:
     started_at: float | None = None  # time.monotonic() at process start, for ready_ms
     knowledge: "KnowledgeBase | None" = None  # system knowledge for the replies (--knowledge)
     profile: str | None = DEMO_PROFILE  # seeded from / promoted to (a user name or a key)
+    runtime: str = "cpython"  # the simulated board's firmware: imported into CPython, or in MicroPython
+    board: str = "esp32s3"  # the board profile it runs (its heap, on MicroPython)
 
 
 @dataclass
@@ -161,7 +164,9 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
     pipeline = Pipeline(engines, store, lang=script.lang, knowledge=options.knowledge)
     board = SimulatedBoard(baud=options.baud, echo_gain=options.echo_gain, echo_delay_s=options.echo_delay_s,
                            speaker_buffer=options.speaker_buffer,
-                           speaker_formats=speaker_format_mask(options.speaker_format))
+                           speaker_formats=speaker_format_mask(options.speaker_format),
+                           runtime=options.runtime, profile=options.board)
+    board_stats = BoardStatsCollector()
     watcher = _Watcher()
     turn_lines: list[dict[str, Any]] = []
     details: dict[str, Any] = {"session": session_id, "baud": options.baud, "load_ms": engines.load_ms}
@@ -169,7 +174,9 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
     session_task: asyncio.Task[Any] | None = None
     try:
         board.start()
+        board_started = time.monotonic()
         link = BoardLink(board.port_path, LinkOptions(baud=options.baud))
+        link.add_listener(board_stats.on_message)
         await link.open()
         details["formats"] = link.choice.describe() if link.choice is not None else ""
         session, responder = pipeline.session(link, recognizer, session_id=session_id, sinks=(watcher,),
@@ -252,6 +259,12 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         details["barge_ins"] = usage.barge_ins
         details["board"] = {k: v for k, v in board.stats.items() if isinstance(v, (int, float))}
         summary = summarize(turn_lines, asr=asr_label, llm=engines.llm_file, tts=engines.tts_name)
+        if options.runtime != "cpython":
+            summary["runtime"] = f"{options.runtime} ({options.board}, heap {board.heap_bytes} bytes)"
+        # What the board says its loop cost, after its first second (MicroPython only).
+        loop = board_stats.summary(since=board_started + 1.0)
+        if loop is not None:
+            summary["board"] = loop
         return DemoResult(turn_lines, summary, usage.summary(), details)
     finally:
         if session_task is not None and not session_task.done():

@@ -19,6 +19,11 @@ Counts are summed over both directions:
 When the board reboots mid-run its counters for the running segment are lost with its
 RAM; the host restarts the board's side for the remaining time and reports the
 unconfirmed segment's host frames as lost.
+
+A board on MicroPython (a real one, or the simulated board with `--runtime micropython`)
+reports its own loop once a second (sotto/link/board_stats.py); the result then adds
+`board`: alloc_bytes_per_frame, gc_collections, loop_ms_max, mic_frames_dropped and
+heap_free_min over the run after its first second.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from sotto.metrics import percentile
 from sotto.errors import LinkError
 from sotto.link import messages as m
 from sotto.link.board_link import BoardLink
+from sotto.link.board_stats import BoardStatsCollector, describe
 from sotto.link.formats import frame_line_bytes, line_bytes_per_s
 from sotto.voice.ports import LinkStatus
 
@@ -122,6 +128,9 @@ class LinkBench:
         self._t0 = 0.0
         self._reset_seen = asyncio.Event()
         self._report_seen = asyncio.Event()
+        self.board_stats = BoardStatsCollector()
+        self._measured_until: float | None = None
+        self._bench_started: float | None = None
 
     # ------------------------------------------------------------------ listening
 
@@ -165,6 +174,7 @@ class LinkBench:
     async def run(self) -> dict[str, Any]:
         link, opts = self.link, self.options
         remove = link.add_listener(self._on_message)
+        remove_stats = link.add_listener(self.board_stats.on_message)
         self._t0 = time.monotonic()
         watcher = asyncio.create_task(self._watch_status())
         saved_ping = link.options.ping_interval_s
@@ -185,6 +195,7 @@ class LinkBench:
             if self.faults is not None:
                 self.faults.set_corruption(0.0)
             remove()
+            remove_stats()
             watcher.cancel()
         rtts = link.clock.rtts_ms[rtt_start:]
         return self._result(crc_up, resync_up, rtts)
@@ -199,6 +210,7 @@ class LinkBench:
         link, opts = self.link, self.options
         payload = opts.payload
         start = time.monotonic()
+        self._bench_started = start
         end = start + opts.seconds
         seg = await self._start_segment(opts.seconds)
         # Wait for the board's first BENCH frame (resend the command if it got lost).
@@ -235,6 +247,7 @@ class LinkBench:
         finally:
             fault_task.cancel()
         self.host_send_span = time.monotonic() - start
+        self._measured_until = time.monotonic()  # the board's bench wrap-up is not steady state
         # The line goes clean for the reports: the measured traffic is over.
         if self.faults is not None:
             self.faults.set_corruption(0.0)
@@ -326,6 +339,10 @@ class LinkBench:
             "unconfirmed_segments": killed,
             "link_events": self.link_events,
         }
+        skip = () if self._bench_started is None else ((self._bench_started, self._bench_started + 1.0),)
+        board = self.board_stats.summary(since=self._t0 + 1.0, until=self._measured_until, skip=skip)
+        if board is not None:
+            result["board"] = board
         if choice is not None:
             result["formats"] = {
                 "mic": f"{wire.FORMAT_NAMES[choice.mic_format]}@{choice.mic_rate}",
@@ -368,6 +385,8 @@ def summarize(result: dict[str, Any]) -> str:
                  f"lost {result['frames_lost']}, CRC-rejected {result['crc_rejected']}, "
                  f"corrupt delivered {result['corrupt_delivered']}, resyncs {result['resyncs']}")
     lines.append(f"  RTT: p50 {result['rtt_ms_p50']} ms, p95 {result['rtt_ms_p95']} ms ({result['rtt_samples']} PINGs)")
+    if result.get("board"):
+        lines.append("  " + describe(result["board"]))
     for ev in result.get("link_events", []):
         lines.append(f"  t={ev['t']:.2f}s {ev['state']}: {ev['detail']}")
     if result.get("unconfirmed_segments"):

@@ -155,9 +155,11 @@ class SimulatedBoard:
         record_rate = 22050 if (self.speaker_out or record_speaker) else None
         self.speaker = SimSpeaker(self.profile["speaker_i2s"].get("ibuf", 8192), record_rate=record_rate, mic=self.mic)
         self.firmware: MicroPythonFirmware | None = None
+        self.heap_bytes: int | None = None
         board_end: BoardEnd | None = None
         if runtime == "micropython":
             heap = int(heap_bytes or self.profile["heap_free"])
+            self.heap_bytes = heap
             if heap < 32 * 1024:
                 raise SimError(f"heap of {heap} bytes is too small for the firmware (at least 32 KB)")
             self.firmware = MicroPythonFirmware(self.profile, self.board_id, heap_bytes=heap, mic=self.mic,

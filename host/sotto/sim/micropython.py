@@ -27,7 +27,6 @@ import json
 import logging
 import os
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -185,7 +184,6 @@ class MicroPythonFirmware:
         self._proc = subprocess.Popen(
             argv, cwd=self._run_dir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, pass_fds=(self.uart.board_fd, self._mic_r, self._spk_w, self._ctl_r),
-            start_new_session=True,
         )
         self.boots += 1
         self._reader = threading.Thread(target=self._read_output, args=(self._proc,), name="sotto-sim-mpy-out",
@@ -202,10 +200,7 @@ class MicroPythonFirmware:
             return
         self._expected_exit = True
         if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            proc.kill()
         proc.wait(timeout=5)
         if proc.stdout is not None:
             proc.stdout.close()

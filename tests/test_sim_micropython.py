@@ -1,0 +1,181 @@
+"""The simulated board with the whole firmware in the real MicroPython interpreter
+(`--runtime micropython`), its heap limited to the board profile's, against the real
+host link: audio both ways, the link bench with the board's own report, and faults
+(garbage on the line, the host gone for 5 s, the host restarting, the board resetting).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from sotto.link.bench import BenchOptions, LinkBench
+from sotto.link.board_link import BoardLink, LinkOptions
+from sotto.link.board_stats import BoardStatsCollector
+from sotto.sim import SimulatedBoard
+from sotto.voice.ports import LinkStatus, MicAudio, PlaybackReport, PortEvent
+
+pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
+
+BAUD = 921600
+
+
+async def collect(link: BoardLink, out: list[PortEvent]) -> None:
+    async for ev in link.events():
+        out.append(ev)
+
+
+async def until(cond: Callable[[], bool], timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.01)
+
+
+def tone(rate: int, seconds: float, freq: float = 440.0, amp: int = 8000) -> np.ndarray:
+    t = np.arange(int(rate * seconds)) / rate
+    return (np.sin(2 * np.pi * freq * t) * amp).astype(np.int16)
+
+
+def assert_board_healthy(board: SimulatedBoard) -> dict[str, Any]:
+    board.check_alive()
+    stats = board.stats
+    assert board.firmware is not None
+    assert board.firmware.memory_errors == 0, list(board.firmware.output)
+    assert stats["memory_errors"] == 0 and stats["errors"] == 0, stats
+    assert not any("MemoryError" in line or "Traceback" in line for line in board.firmware.output), \
+        list(board.firmware.output)
+    return stats
+
+
+@pytest.mark.parametrize("profile", ["rp2040", "esp32s3"])
+def test_audio_both_ways_through_the_firmware_on_micropython(profile: str) -> None:
+    """The mic's 32-bit slots become the PCM16 the host hears; the host's speech plays."""
+    async def go() -> None:
+        with SimulatedBoard(baud=BAUD, profile=profile, runtime="micropython", record_speaker=True,
+                            gap_s=0.1) as board:
+            assert board.heap_bytes == board.profile["heap_free"]
+            assert board.profile["mic_i2s"]["bits"] == 32  # the host sends slots; the board shifts them
+            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            await link.open()
+            events: list[PortEvent] = []
+            reader = asyncio.create_task(collect(link, events))
+            try:
+                board.play_utterance(tone(16000, 0.3).tobytes(), rate=16000, label="beep")
+                await until(lambda: any(e.kind == "utterance_end" for e in board.events))
+                await asyncio.sleep(0.3)
+                mic = np.frombuffer(b"".join(e.pcm for e in events if isinstance(e, MicAudio)), dtype="<i2")
+                loud = np.abs(mic) > 2000
+                assert abs(loud.sum() - 0.3 * 16000 * 0.839) < 0.15 * 0.3 * 16000  # the beep arrived, once
+                assert np.abs(mic).max() < 8100  # at its level: shifted back exactly, not clipped
+
+                out = tone(link.speaker_rate, 0.4, 330.0)
+                await link.send_audio(7, out.tobytes())
+                await link.end_stream(7)
+                await until(lambda: any(isinstance(e, PlaybackReport) and e.state == "drained" for e in events))
+                states = [e.state for e in events if isinstance(e, PlaybackReport) and e.stream_id == 7]
+                assert states == ["started", "drained"]
+                await asyncio.sleep(0.1)
+                pcm, rate = board.speaker_pcm()
+                played = np.abs(pcm) > 2000
+                expected = 0.4 * rate * 0.839
+                assert abs(played.sum() - expected) < 0.1 * expected  # the whole tone played, once
+                stats = assert_board_healthy(board)
+                assert stats["speaker_overflow"] == 0
+            finally:
+                reader.cancel()
+                await link.close()
+
+    asyncio.run(go())
+
+
+def test_link_bench_in_an_rp2040_heap_allocates_nothing() -> None:
+    """The board's own report over a short bench: no allocation and no collection after
+    the first second, in 160 KB of heap, with nothing lost or corrupted on the line."""
+    async def go() -> dict[str, Any]:
+        with SimulatedBoard(baud=BAUD, profile="rp2040", runtime="micropython") as board:
+            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            await link.open()
+            try:
+                result = await LinkBench(link, BenchOptions(seconds=3.0, audio_seconds=2.0), faults=board).run()
+            finally:
+                await link.close()
+            assert_board_healthy(board)
+            return result
+
+    result = asyncio.run(go())
+    assert result["frames_sent"] > 1000
+    assert result["frames_lost"] == 0 and result["corrupt_delivered"] == 0
+    board = result["board"]
+    assert board["alloc_bytes_per_frame"] == 0 and board["alloc_bytes"] == 0
+    assert board["gc_collections"] == 0
+    assert board["frames"] > 1000 and board["seconds"] >= 2  # the first second of each phase is left out
+    assert 0 < board["loop_ms_max"] < 1000
+    assert board["heap_bytes"] <= 170 * 1024 and 0 < board["heap_free_min"] < board["heap_bytes"]
+    assert board["mic_frames_dropped"] == 0
+
+
+def test_faults_on_micropython_garbage_host_gone_host_restart_board_reset() -> None:
+    """The board recovers from each fault, in an RP2040's heap, and never runs out of it."""
+    async def go() -> None:
+        with SimulatedBoard(baud=BAUD, profile="rp2040", runtime="micropython", seed=3) as board:
+            stats = BoardStatsCollector()
+            link = BoardLink(board.port_path, LinkOptions(baud=BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
+            link.add_listener(stats.on_message)
+            await link.open()
+            events: list[PortEvent] = []
+            reader = asyncio.create_task(collect(link, events))
+
+            def mic_frames() -> int:
+                return sum(1 for e in events if isinstance(e, MicAudio))
+
+            try:
+                # Garbage on the line, both ways, while speech goes down to the speaker.
+                board.set_corruption(flip_probability=0.003)
+                speech = asyncio.create_task(link.send_audio(3, tone(link.speaker_rate, 1.5).tobytes()))
+                await asyncio.sleep(1.5)
+                board.set_corruption(0.0)
+                # Frames lost on the line are written off at the board's next CREDIT: the rest goes out.
+                await asyncio.wait_for(speech, 10.0)
+                await asyncio.wait_for(link.end_stream(3), 10.0)
+                before = mic_frames()
+                await until(lambda: mic_frames() > before + 10)
+                assert link.decoder.crc_errors + link.decoder.bad_frames > 0
+                assert board.stats["crc_errors"] + board.stats["bad_frames"] > 0  # the board saw garbage too
+
+                # The host goes away for 5 s (its process stopped: nothing is read or sent),
+                # then a new host process opens the port: a new session.
+                await link.close()
+                reader.cancel()
+                await asyncio.sleep(5.5)
+                assert not board.welcomed  # the board noticed the silence and says HELLO again
+                link = BoardLink(board.port_path, LinkOptions(baud=BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
+                link.add_listener(stats.on_message)
+                await link.open()
+                events.clear()
+                reader = asyncio.create_task(collect(link, events))
+                await until(lambda: mic_frames() > 10)
+                assert board.stats["host_lost"] >= 1
+
+                # The board resets: the interpreter restarts with empty RAM; the host re-attaches.
+                await until(lambda: link.clock.synced)
+                pid = board.firmware.pid if board.firmware else None
+                board.reset()
+                assert board.firmware is not None and board.firmware.pid != pid and board.firmware.boots == 2
+                await until(lambda: any(isinstance(e, LinkStatus) and e.state == "reset" for e in events))
+                before = mic_frames()
+                await until(lambda: mic_frames() > before + 10)
+                await link.send_command("volume", 30)
+                assert_board_healthy(board)
+                loop = stats.summary()
+                assert loop is not None and loop["heap_free_min"] > 0
+            finally:
+                reader.cancel()
+                await link.close()
+
+    asyncio.run(go())
