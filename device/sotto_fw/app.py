@@ -26,7 +26,8 @@ from sotto_fw.vad import VAD_END, VAD_START, EnergyVad
 RX_CHUNK = const(512)
 TX_BUFFER = const(8192)  # default; a profile's "tx_buffer" sets it
 CONTROL_RESERVE = const(512)  # TX room audio may not take: control frames still get out
-AUDIO_BACKLOG = const(2400)  # most TX bytes queued when a mic frame joins (~200 ms at 115200 baud)
+AUDIO_BACKLOG_MS = const(200)  # most line time queued in TX when a mic frame joins
+AUDIO_BACKLOG_MIN = const(2400)
 TX_STALL_MS = const(1000)  # TX that made no progress this long is stale: dropped
 THINKING_MS = const(8000)  # LED shows "thinking" this long after the user stopped
 FRAME_OVERHEAD = const(16)  # header + CRC + delimiters + COBS for a small frame
@@ -79,6 +80,14 @@ class BoardApp:
         self.rx_mv = memoryview(self.rx_buf)
         self.pcm_down = bytearray(audiocodec.decoded_bytes(wire.FMT_ADPCM, wire.MAX_PAYLOAD))
         self.tx = RingBuffer(profile.get("tx_buffer", TX_BUFFER))
+        # A mic frame is dropped rather than queued behind this much (line time, within the
+        # ring): at 921600 baud a fixed 2400 bytes was 26 ms, less than one slow pass
+        # plus a scheduling pause on the simulated board.
+        backlog = profile["baud"] // 10 * AUDIO_BACKLOG_MS // 1000
+        if backlog < AUDIO_BACKLOG_MIN:
+            backlog = AUDIO_BACKLOG_MIN
+        room = self.tx.size - CONTROL_RESERVE - _line_len(wire.MAX_PAYLOAD)
+        self.audio_backlog = backlog if backlog < room else room
         self.enc = wire.FrameEncoder()
         self.dec = wire.FrameDecoder(self._on_frame, False)
         self.rx_frame = self.dec.dec  # where a received frame's payload is, at wire.PAYLOAD_AT
@@ -330,7 +339,7 @@ class BoardApp:
                 self._event(wire.EV_VAD_END, 0)
         payload = self.enc.payload
         size = audiocodec.encoded_size(cap.encoder.fmt, cap.frame_bytes // 2)
-        if self.tx.count + _line_len(size + wire.AUDIO_UP_HEAD) > AUDIO_BACKLOG:
+        if self.tx.count + _line_len(size + wire.AUDIO_UP_HEAD) > self.audio_backlog:
             # The line is behind: drop this frame now rather than send stale audio later.
             cap.drop_frame()
             self.counters["tx_dropped"] += 1
