@@ -83,22 +83,12 @@ def test_device_type_checks_against_board_stubs(board: str) -> None:
 
 def accelerated_sources() -> list[tuple[str, str, str]]:
     """(name, emitter, source) of every loop the firmware compiles to machine code at import."""
-    from sotto_fw import audiocodec, compat, micformat, wire
+    from sotto_fw import loopsrc
 
-    return [
-        ("copy_into", "viper", compat._COPY_SOURCE),
-        ("crc_put", "viper", wire._CRC_PUT_SOURCE),
-        ("crc_ok", "viper", wire._CRC_OK_SOURCE),
-        ("cobs_encode", "viper", wire._COBS_ENCODE_VIPER_SOURCE),
-        ("cobs_decode", "viper", wire._COBS_DECODE_VIPER_SOURCE),
-        ("bench_fill", "native", wire._BENCH_FILL_SOURCE),
-        ("bench_check", "native", wire._BENCH_CHECK_SOURCE),
-        ("mulaw_encode", "native", audiocodec._MULAW_ENCODE_SOURCE),
-        ("mulaw_decode", "native", audiocodec._MULAW_DECODE_SOURCE),
-        ("adpcm_encode", "native", audiocodec._ADPCM_ENCODE_SOURCE),
-        ("adpcm_decode", "native", audiocodec._ADPCM_DECODE_SOURCE),
-        ("slots32_to_pcm16", "native", micformat._SLOTS32_SOURCE),
-    ]
+    viper = {"COPY_INTO", "CRC_PUT", "CRC_OK", "COBS_ENCODE", "COBS_DECODE"}
+    names = [n for n in dir(loopsrc) if n.isupper()]
+    assert len(names) >= 12
+    return [(n, "viper" if n in viper else "native", getattr(loopsrc, n)) for n in names]
 
 
 @pytest.mark.parametrize("arch", ["xtensawin", "armv6m"])

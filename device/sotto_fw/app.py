@@ -14,7 +14,7 @@ import struct
 from sotto_fw import audiocodec, wire
 from sotto_fw.button import PRESSED, RELEASED, Debouncer
 from sotto_fw.capture import MicCapture
-from sotto_fw.compat import SystemClock, asyncio, collect, const, sleep_ms, ticks_diff, ticks_us
+from sotto_fw.compat import SystemClock, asyncio, collect, const, forget_loop_sources, sleep_ms, ticks_diff, ticks_us
 from sotto_fw.loopstats import LoopStats, put_text
 from sotto_fw.credits import CreditGranter
 from sotto_fw.led import PhaseLed
@@ -78,7 +78,6 @@ class BoardApp:
         # Buffers: allocated once for the life of the app.
         self.rx_buf = bytearray(RX_CHUNK)
         self.rx_mv = memoryview(self.rx_buf)
-        self.pcm_down = bytearray(audiocodec.decoded_bytes(wire.FMT_ADPCM, wire.MAX_PAYLOAD))
         self.tx = RingBuffer(profile.get("tx_buffer", TX_BUFFER))
         # A mic frame is dropped rather than queued behind this much (line time, within the
         # ring): at 921600 baud a fixed 2400 bytes was 26 ms, less than one slow pass
@@ -469,13 +468,14 @@ class BoardApp:
         stream_id = frame[wire.PAYLOAD_AT] | (frame[wire.PAYLOAD_AT + 1] << 8)
         self.counters["audio_down_frames"] += 1
         n = size - wire.AUDIO_DOWN_HEAD
-        pcm_n = 0
         if n:
-            pcm_n = self.down_decoder.decode_into(frame, wire.PAYLOAD_AT + wire.AUDIO_DOWN_HEAD, n, self.pcm_down)
-            if pcm_n == 0:
+            dec = self.down_decoder
+            pcm_n = audiocodec.decoded_bytes(dec.fmt, n)
+            if pcm_n == 0 or self.player.push_encoded(stream_id, dec, frame, wire.PAYLOAD_AT + wire.AUDIO_DOWN_HEAD, n, pcm_n) < 0:
                 self.counters["bad_payloads"] += 1
                 return
-        self.player.push(stream_id, self.pcm_down, pcm_n)
+        else:
+            self.player.push(stream_id, frame, 0)  # the host ended the stream
         self.credits.took(stream_id, seq, now)
 
     def _on_command(self, command, now):
@@ -571,6 +571,13 @@ def main(reserve=None):
 
     hw = _hardware()
     profile = hw.board_profile(config.active_profile())
+    # Needed once, and worth several KB of heap each: the profile table and the source
+    # text of the loops (compiled by now).
+    config = None
+    sys_modules = __import__("sys").modules
+    if "sotto_fw.config" in sys_modules:
+        del sys_modules["sotto_fw.config"]
+    forget_loop_sources()
     if hw.button_held_at_boot(profile):
         print("sotto: button held at boot: firmware not started, REPL left free for mpremote")
         return

@@ -11,7 +11,7 @@
 # reset() at a stream start); the decoder restarts from each block's header.
 
 from sotto_fw import wire
-from sotto_fw.compat import const, copy_into, native_or_bytecode
+from sotto_fw.compat import const, copy_into, loop_source, native_or_bytecode
 
 PCM16 = wire.FMT_PCM16
 MULAW = wire.FMT_MULAW
@@ -95,158 +95,14 @@ def bytes_per_second(fmt, rate, frame_ms=20):
     return encoded_size(fmt, samples) * 1000 // frame_ms
 
 
-# The per-sample loops, as source compiled at import (sotto_fw.compat): @micropython.native
+# The per-sample loops (sotto_fw.loopsrc), compiled at import: @micropython.native
 # machine code on the board, plain bytecode on CPython or a port without a native
-# emitter. One text for both, so the host tests run exactly what the board runs. They
-# use only their arguments (tables are passed in) because they get a namespace of
-# their own.
-
-_MULAW_ENCODE_SOURCE = """\
-def _mulaw_encode(src, n, dst, doff, lut):
-    o = doff
-    i = 0
-    while i + 1 < n:
-        s = src[i] | (src[i + 1] << 8)
-        if s >= 32768:
-            s -= 65536
-        if s < 0:
-            sign = 0x80
-            s = -s
-        else:
-            sign = 0
-        if s > 32635:
-            s = 32635
-        s += 0x84
-        e = lut[(s >> 7) & 0xFF]
-        m = (s >> (e + 3)) & 0x0F
-        dst[o] = ~(sign | (e << 4) | m) & 0xFF
-        o += 1
-        i += 2
-    return o - doff
-"""
-_mulaw_encode = native_or_bytecode(_MULAW_ENCODE_SOURCE, "_mulaw_encode")
-
-
-_MULAW_DECODE_SOURCE = """\
-def _mulaw_decode(src, soff, n, dst, table):
-    o = 0
-    i = soff
-    end = soff + n
-    while i < end:
-        u = src[i] << 1
-        dst[o] = table[u]
-        dst[o + 1] = table[u + 1]
-        o += 2
-        i += 1
-    return o
-"""
-_mulaw_decode = native_or_bytecode(_MULAW_DECODE_SOURCE, "_mulaw_decode")
-
-
-_ADPCM_ENCODE_SOURCE = """\
-def _adpcm_encode(src, n, dst, doff, pred, index, steps, deltas):
-    # Returns the new state packed as (index << 16) | (pred & 0xFFFF).
-    o = doff
-    i = 0
-    hi = False
-    byte = 0
-    last = pred
-    count = n >> 1
-    total = count + (count & 1)
-    k = 0
-    while k < total:
-        if k < count:
-            s = src[i] | (src[i + 1] << 8)
-            if s >= 32768:
-                s -= 65536
-            last = s
-            i += 2
-        else:
-            s = last  # pad to an even sample count
-        step = steps[index]
-        diff = s - pred
-        code = 0
-        if diff < 0:
-            code = 8
-            diff = -diff
-        vpdiff = step >> 3
-        if diff >= step:
-            code |= 4
-            diff -= step
-            vpdiff += step
-        step >>= 1
-        if diff >= step:
-            code |= 2
-            diff -= step
-            vpdiff += step
-        step >>= 1
-        if diff >= step:
-            code |= 1
-            vpdiff += step
-        if code & 8:
-            pred -= vpdiff
-            if pred < -32768:
-                pred = -32768
-        else:
-            pred += vpdiff
-            if pred > 32767:
-                pred = 32767
-        index += deltas[code]
-        if index < 0:
-            index = 0
-        elif index > 88:
-            index = 88
-        if hi:
-            dst[o] = byte | (code << 4)
-            o += 1
-            hi = False
-        else:
-            byte = code
-            hi = True
-        k += 1
-    return (index << 16) | (pred & 0xFFFF)
-"""
-_adpcm_encode = native_or_bytecode(_ADPCM_ENCODE_SOURCE, "_adpcm_encode")
-
-
-_ADPCM_DECODE_SOURCE = """\
-def _adpcm_decode(src, soff, n, dst, pred, index, steps, deltas):
-    o = 0
-    i = soff
-    end = soff + n
-    while i < end:
-        b = src[i]
-        i += 1
-        for half in range(2):
-            code = (b >> 4) if half else (b & 0x0F)
-            step = steps[index]
-            vpdiff = step >> 3
-            if code & 4:
-                vpdiff += step
-            if code & 2:
-                vpdiff += step >> 1
-            if code & 1:
-                vpdiff += step >> 2
-            if code & 8:
-                pred -= vpdiff
-                if pred < -32768:
-                    pred = -32768
-            else:
-                pred += vpdiff
-                if pred > 32767:
-                    pred = 32767
-            index += deltas[code]
-            if index < 0:
-                index = 0
-            elif index > 88:
-                index = 88
-            v = pred & 0xFFFF
-            dst[o] = v & 0xFF
-            dst[o + 1] = v >> 8
-            o += 2
-    return (index << 16) | (pred & 0xFFFF)
-"""
-_adpcm_decode = native_or_bytecode(_ADPCM_DECODE_SOURCE, "_adpcm_decode")
+# emitter. One text for both, so the host tests run exactly what the board runs. Tables
+# are passed in: the loops get a namespace of their own.
+_mulaw_encode = native_or_bytecode(loop_source("MULAW_ENCODE"), "_mulaw_encode")
+_mulaw_decode = native_or_bytecode(loop_source("MULAW_DECODE"), "_mulaw_decode")
+_adpcm_encode = native_or_bytecode(loop_source("ADPCM_ENCODE"), "_adpcm_encode")
+_adpcm_decode = native_or_bytecode(loop_source("ADPCM_DECODE"), "_adpcm_decode")
 
 
 def _signed16(v):
@@ -297,30 +153,77 @@ class AudioDecoder:
         self.pred = 0
         self.index = 0
         self.bad_frames = 0
+        self.straddle = bytearray(4)  # one ADPCM byte's two samples, when they straddle a ring's end
 
     def reset(self):
         self.pred = 0
         self.index = 0
 
-    def decode_into(self, src, soff, n, dst):
-        """Decode src[soff:soff+n] into dst[0:]. Returns PCM16 bytes written.
+    def decode_into(self, src, soff, n, dst, doff=0):
+        """Decode src[soff:soff+n] into dst[doff:]. Returns PCM16 bytes written.
 
-        dst must hold decoded_bytes(fmt, n) bytes.
+        dst must hold decoded_bytes(fmt, n) bytes from doff.
         """
+        k = self.decode_wrapped(src, soff, n, dst, doff, decoded_bytes(self.fmt, n), 1 << 30)
+        return 0 if k < 0 else k
+
+    def decode_wrapped(self, src, soff, n, dst, doff, first, room):
+        """Decode into a ring: output goes to dst[doff:doff+first], then on from dst[0:];
+        at most `room` bytes (whole samples; what does not fit is not decoded). Returns
+        PCM16 bytes written, -1 for a frame it cannot decode. Nothing is allocated: the
+        board decodes speaker audio straight into its ring, with no frame buffer."""
         fmt = self.fmt
         if fmt == PCM16:
             n &= ~1
-            return copy_into(dst, 0, src, soff, n)
+            if n > room:
+                n = room & ~1
+            if n <= first:
+                return copy_into(dst, doff, src, soff, n)
+            copy_into(dst, doff, src, soff, first)
+            copy_into(dst, 0, src, soff + first, n - first)
+            return n
         if fmt == MULAW:
-            return _mulaw_decode(src, soff, n, dst, _MULAW_DECODE)
+            if n > room >> 1:
+                n = room >> 1
+            a = first >> 1
+            if n <= a:
+                return _mulaw_decode(src, soff, n, dst, doff, _MULAW_DECODE)
+            _mulaw_decode(src, soff, a, dst, doff, _MULAW_DECODE)
+            _mulaw_decode(src, soff + a, n - a, dst, 0, _MULAW_DECODE)
+            return 2 * n
         if n <= ADPCM_HEADER:
             return 0
         pred = _signed16(src[soff] | (src[soff + 1] << 8))
         index = src[soff + 2]
         if index > 88:
             self.bad_frames += 1
-            return 0
-        state = _adpcm_decode(src, soff + ADPCM_HEADER, n - ADPCM_HEADER, dst, pred, index, _STEPS, _INDEX_DELTA)
+            return -1
+        codes = n - ADPCM_HEADER
+        if codes > room >> 2:
+            codes = room >> 2
+        i = soff + ADPCM_HEADER
+        a = first >> 2  # code bytes whose 4 output bytes fit before the end
+        if codes <= a:
+            state = _adpcm_decode(src, i, codes, dst, doff, pred, index, _STEPS, _INDEX_DELTA)
+        else:
+            state = _adpcm_decode(src, i, a, dst, doff, pred, index, _STEPS, _INDEX_DELTA)
+            pred = _signed16(state & 0xFFFF)
+            index = state >> 16
+            rest = codes - a
+            o = 0
+            if first & 2:
+                # One byte's two samples straddle the end: one before it, one after.
+                s4 = self.straddle
+                state = _adpcm_decode(src, i + a, 1, s4, 0, pred, index, _STEPS, _INDEX_DELTA)
+                pred = _signed16(state & 0xFFFF)
+                index = state >> 16
+                copy_into(dst, doff + 4 * a, s4, 0, 2)
+                copy_into(dst, 0, s4, 2, 2)
+                o = 2
+                a += 1
+                rest -= 1
+            if rest > 0:
+                state = _adpcm_decode(src, i + a, rest, dst, o, pred, index, _STEPS, _INDEX_DELTA)
         self.pred = _signed16(state & 0xFFFF)
         self.index = state >> 16
-        return 4 * (n - ADPCM_HEADER)
+        return 4 * codes

@@ -132,6 +132,23 @@ def compile_accelerated(source, name, emitter):
     return fn
 
 
+def loop_source(name):
+    """The source text of one machine-code loop (sotto_fw.loopsrc)."""
+    from sotto_fw import loopsrc
+
+    return getattr(loopsrc, name)
+
+
+def forget_loop_sources():
+    """Drop the loops' source text once they are compiled: the board's heap gets it back."""
+    import sys
+
+    sys.modules.pop("sotto_fw.loopsrc", None)
+    package = sys.modules.get("sotto_fw")
+    if package is not None and hasattr(package, "loopsrc"):
+        delattr(package, "loopsrc")
+
+
 def native_or_bytecode(source, name):
     """`name` from `source` as @micropython.native code where the port can, else bytecode."""
     fast = compile_accelerated(source, name, "native")
@@ -144,15 +161,6 @@ def native_or_bytecode(source, name):
 # audio loop copies between buffers at offsets with copy_into instead: viper machine code
 # that allocates nothing. CPython (and a port without viper) copies with slices.
 
-_COPY_SOURCE = """\
-def copy_into(dst: ptr8, doff: int, src: ptr8, soff: int, n: int) -> int:
-    i = 0
-    while i < n:
-        dst[doff + i] = src[soff + i]
-        i += 1
-    return n
-"""
-
 
 def _copy_slices(dst, doff, src, soff, n):
     """dst[doff:doff+n] = src[soff:soff+n]; returns n."""
@@ -160,4 +168,4 @@ def _copy_slices(dst, doff, src, soff, n):
     return n
 
 
-copy_into = compile_accelerated(_COPY_SOURCE, "copy_into", "viper") or _copy_slices
+copy_into = compile_accelerated(loop_source("COPY_INTO"), "copy_into", "viper") or _copy_slices

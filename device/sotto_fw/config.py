@@ -60,7 +60,6 @@ PROFILES = {
         "mic_rates": (16000, 8000),
         "speaker_rates": (22050, 16000, 8000),
         "speaker_buffer": 16384,
-        "tx_buffer": 4096,  # outgoing frames (~44 ms of line at 921600 baud): RAM is short here
         "frame_ms": 20,
         "button_pin": 14,
         "button_active_low": True,

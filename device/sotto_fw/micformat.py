@@ -8,32 +8,11 @@
 # (16 takes the top 16 bits; less is gain, clipped). MicroPython's I2S with bits=32
 # hands over little-endian 32-bit words.
 
-from sotto_fw.compat import native_or_bytecode
+from sotto_fw.compat import loop_source, native_or_bytecode
 
 # The conversion reads only the top 24 bits of each slot (bytes 1..3): those values stay
 # small ints on a 32-bit board, where a full 32-bit sample would be a heap object.
-_SLOTS32_SOURCE = """\
-def _slots32_to_pcm16(src, soff, count, dst, doff, shift):
-    i = soff
-    o = doff
-    end = soff + 4 * count
-    while i < end:
-        v = src[i + 1] | (src[i + 2] << 8) | (src[i + 3] << 16)
-        if v >= 0x800000:
-            v -= 0x1000000
-        v >>= shift
-        if v > 32767:
-            v = 32767
-        elif v < -32768:
-            v = -32768
-        v &= 0xFFFF
-        dst[o] = v & 0xFF
-        dst[o + 1] = v >> 8
-        i += 4
-        o += 2
-    return o - doff
-"""
-_slots32_to_pcm16 = native_or_bytecode(_SLOTS32_SOURCE, "_slots32_to_pcm16")
+_slots32_to_pcm16 = native_or_bytecode(loop_source("SLOTS32_TO_PCM16"), "_slots32_to_pcm16")
 
 
 def check_mic_format(bits, shift):

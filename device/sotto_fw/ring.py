@@ -45,6 +45,15 @@ class RingBuffer:
         self.count += n
         return n
 
+    def tail(self):
+        """Where the next written byte goes."""
+        tail = self.head + self.count
+        return tail - self.size if tail >= self.size else tail
+
+    def commit(self, n):
+        """n bytes were written in place from tail() on (wrapping): they are now readable."""
+        self.count += n
+
     def write_all(self, src, n=-1):
         """Copy src[:n] in only if all of it fits (whole frames). Returns True if taken."""
         if n < 0:

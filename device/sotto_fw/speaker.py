@@ -90,23 +90,30 @@ class SpeakerPlayer:
     def accepts(self, stream_id):
         return self.stopped_id < 0 or not stream_at_or_before(stream_id, self.stopped_id)
 
+    def _segment_taking(self, stream_id, n):
+        """The segment n PCM16 bytes of stream_id go to, or -1 when they are dropped
+        (a stopped or stale stream, or no segment free: counted)."""
+        if not self.accepts(stream_id):
+            self.dropped_stopped += n
+            return -1
+        if self.newest_id >= 0 and not (self.seg_count and self.seg_id[self._tail()] == stream_id):
+            if stream_at_or_before(stream_id, self.newest_id):
+                # Streams only move forward: an older one (repeated end, late audio) is stale.
+                self.dropped_stale += n
+                return -1
+        self.newest_id = stream_id
+        s = self._segment_for(stream_id)
+        if s < 0:
+            self.overflow += n
+        return s
+
     def push(self, stream_id, pcm, n):
         """Queue n PCM16 bytes of a stream (n == 0: the host ended the stream).
 
         Returns bytes taken; audio of a stopped stream is dropped.
         """
-        if not self.accepts(stream_id):
-            self.dropped_stopped += n
-            return 0
-        if self.newest_id >= 0 and not (self.seg_count and self.seg_id[self._tail()] == stream_id):
-            if stream_at_or_before(stream_id, self.newest_id):
-                # Streams only move forward: an older one (repeated end, late audio) is stale.
-                self.dropped_stale += n
-                return 0
-        self.newest_id = stream_id
-        s = self._segment_for(stream_id)
+        s = self._segment_taking(stream_id, n)
         if s < 0:
-            self.overflow += n
             return 0
         if n == 0:
             self.seg_flags[s] |= 1
@@ -115,6 +122,25 @@ class SpeakerPlayer:
         self.seg_inring[s] += k
         if k < n:
             self.overflow += n - k
+        return k
+
+    def push_encoded(self, stream_id, decoder, src, soff, n, pcm_n):
+        """Queue a stream's wire audio src[soff:soff+n] (pcm_n bytes once decoded), decoded
+        straight into the ring. Returns PCM16 bytes taken, -1 for audio the decoder
+        cannot decode (nothing queued)."""
+        s = self._segment_taking(stream_id, pcm_n)
+        if s < 0:
+            return 0
+        ring = self.ring
+        tail = ring.tail()
+        room = ring.free()
+        k = decoder.decode_wrapped(src, soff, n, ring.buf, tail, ring.size - tail, room)
+        if k < 0:
+            return -1
+        ring.commit(k)
+        self.seg_inring[s] += k
+        if k < pcm_n:
+            self.overflow += pcm_n - k
         return k
 
     def _retire_head(self):

@@ -14,7 +14,7 @@
 import struct
 from array import array
 
-from sotto_fw.compat import compile_accelerated, const, copy_into, native_or_bytecode
+from sotto_fw.compat import compile_accelerated, const, copy_into, loop_source, native_or_bytecode
 
 try:
     from binascii import crc32 as _crc32
@@ -146,44 +146,11 @@ def crc32(data, value=0):
 
 # Framing puts and checks the CRC of every frame. binascii.crc32 returns an int that,
 # on a 32-bit board, is a heap object for 3 values in 4 (above 2**30): one allocation
-# per frame. The viper versions below store or compare the CRC bytes in place and
-# return only 0/1 or a length, so nothing is allocated. Source compiled at import (see
-# the COBS loops below); None on CPython and ports without viper.
-
-_CRC_PUT_SOURCE = """\
-def _crc_put_v(buf: ptr8, n: int, table: ptr32) -> int:
-    m = (uint(0xFFFF) << 16) | uint(0xFFFF)
-    c = m
-    i = 0
-    while i < n:
-        c = uint(table[(c ^ uint(buf[i])) & 0xFF]) ^ (c >> 8)
-        i += 1
-    c = (c ^ m) & m
-    buf[n] = c & 0xFF
-    buf[n + 1] = (c >> 8) & 0xFF
-    buf[n + 2] = (c >> 16) & 0xFF
-    buf[n + 3] = (c >> 24) & 0xFF
-    return n + 4
-"""
-
-_CRC_OK_SOURCE = """\
-def _crc_ok_v(buf: ptr8, n: int, table: ptr32) -> int:
-    m = (uint(0xFFFF) << 16) | uint(0xFFFF)
-    c = m
-    i = 0
-    while i < n:
-        c = uint(table[(c ^ uint(buf[i])) & 0xFF]) ^ (c >> 8)
-        i += 1
-    c = (c ^ m) & m
-    if uint(buf[n]) != c & 0xFF or uint(buf[n + 1]) != (c >> 8) & 0xFF:
-        return 0
-    if uint(buf[n + 2]) != (c >> 16) & 0xFF or uint(buf[n + 3]) != (c >> 24) & 0xFF:
-        return 0
-    return 1
-"""
-
-_crc_put_viper = compile_accelerated(_CRC_PUT_SOURCE, "_crc_put_v", "viper")
-_crc_ok_viper = compile_accelerated(_CRC_OK_SOURCE, "_crc_ok_v", "viper")
+# per frame. The viper versions store or compare the CRC bytes in place and return only
+# 0/1 or a length, so nothing is allocated. Compiled at import (see the COBS loops
+# below); None on CPython and ports without viper.
+_crc_put_viper = compile_accelerated(loop_source("CRC_PUT"), "_crc_put_v", "viper")
+_crc_ok_viper = compile_accelerated(loop_source("CRC_OK"), "_crc_ok_v", "viper")
 _CRC_WORDS = None
 if _crc_put_viper is not None:
     # Filled in place: a list of these values would be 256 heap ints on a 32-bit board.
@@ -273,61 +240,11 @@ def cobs_decode_into(src, n, dst):
 # from zero byte to zero byte, which is fast on CPython (bytearray.find is C) but far
 # too slow on a microcontroller for audio with many zero bytes (quiet PCM16). Both
 # produce the same bytes (tests/mpy/wire_vectors_check.py compares them). The viper
-# loops are source compiled at import by the board's own compiler (sotto_fw.compat):
+# loops are source (sotto_fw.loopsrc) compiled at import by the board's own compiler:
 # a decorator in this file would stop `mpy-cross wire.py` without -march. None on
 # CPython and on a port without a native emitter: the Python versions run there.
-
-_COBS_ENCODE_VIPER_SOURCE = """\
-def _cobs_encode_v(src: ptr8, n: int, dst: ptr8) -> int:
-    code_pos = 0
-    o = 1
-    code = 1
-    i = 0
-    while i < n:
-        b = src[i]
-        if b == 0:
-            dst[code_pos] = code
-            code_pos = o
-            o += 1
-            code = 1
-        else:
-            dst[o] = b
-            o += 1
-            code += 1
-            if code == 255:
-                dst[code_pos] = code
-                code_pos = o
-                o += 1
-                code = 1
-        i += 1
-    dst[code_pos] = code
-    return o
-"""
-
-_COBS_DECODE_VIPER_SOURCE = """\
-def _cobs_decode_v(src: ptr8, n: int, dst: ptr8) -> int:
-    i = 0
-    o = 0
-    while i < n:
-        code = src[i]
-        if code == 0:
-            return -1
-        i += 1
-        end = i + code - 1
-        if end > n:
-            return -1
-        while i < end:
-            dst[o] = src[i]
-            o += 1
-            i += 1
-        if code != 255 and i < n:
-            dst[o] = 0
-            o += 1
-    return o
-"""
-
-_cobs_encode_viper = compile_accelerated(_COBS_ENCODE_VIPER_SOURCE, "_cobs_encode_v", "viper")
-_cobs_decode_viper = compile_accelerated(_COBS_DECODE_VIPER_SOURCE, "_cobs_decode_v", "viper")
+_cobs_encode_viper = compile_accelerated(loop_source("COBS_ENCODE"), "_cobs_encode_v", "viper")
+_cobs_decode_viper = compile_accelerated(loop_source("COBS_DECODE"), "_cobs_decode_v", "viper")
 
 
 # ---------------------------------------------------------------------------- encoder
@@ -715,32 +632,8 @@ def unpack_command(p):
 # pattern starts at (counter * 2654435761 + 1) & 0xFF, which only needs the counter's
 # low byte (2654435761 & 0xFF == 177): no large int on a 32-bit board.
 
-_BENCH_FILL_SOURCE = """\
-def _bench_fill(buf, x, n):
-    i = 4
-    while i < n:
-        buf[i] = x
-        x = (x * 5 + 1) & 0xFF
-        i += 1
-    return n
-"""
-_bench_fill = native_or_bytecode(_BENCH_FILL_SOURCE, "_bench_fill")
-
-_BENCH_CHECK_SOURCE = """\
-def _bench_check(buf, off, n):
-    if n < 4:
-        return 0
-    x = (buf[off] * 177 + 1) & 0xFF
-    i = off + 4
-    end = off + n
-    while i < end:
-        if buf[i] != x:
-            return 0
-        x = (x * 5 + 1) & 0xFF
-        i += 1
-    return 1
-"""
-_bench_check = native_or_bytecode(_BENCH_CHECK_SOURCE, "_bench_check")
+_bench_fill = native_or_bytecode(loop_source("BENCH_FILL"), "_bench_fill")
+_bench_check = native_or_bytecode(loop_source("BENCH_CHECK"), "_bench_check")
 
 
 def bench_fill(buf, counter, n):

@@ -7,11 +7,11 @@ import json
 import struct
 import sys
 
-from board_fakes import FakeClock
+from board_fakes import FakeClock, FakeSpeaker
 from board_harness import BoardHarness, pcm_ramp
 from mpycheck import check, equal, hexs, run, summary, unhex
 
-from sotto_fw import audiocodec, compat, wire
+from sotto_fw import audiocodec, compat, loopsrc, wire
 from sotto_fw.credits import CreditGranter
 from sotto_fw.ring import RingBuffer
 
@@ -35,10 +35,10 @@ def codec_vectors():
 
 
 _CODEC_LOOPS = (
-    ("_mulaw_encode", audiocodec._MULAW_ENCODE_SOURCE),
-    ("_mulaw_decode", audiocodec._MULAW_DECODE_SOURCE),
-    ("_adpcm_encode", audiocodec._ADPCM_ENCODE_SOURCE),
-    ("_adpcm_decode", audiocodec._ADPCM_DECODE_SOURCE),
+    ("_mulaw_encode", loopsrc.MULAW_ENCODE),
+    ("_mulaw_decode", loopsrc.MULAW_DECODE),
+    ("_adpcm_encode", loopsrc.ADPCM_ENCODE),
+    ("_adpcm_decode", loopsrc.ADPCM_DECODE),
 )
 
 
@@ -77,14 +77,50 @@ def native_codec_loops_match_bytecode():
             mu = bytearray(samples + 3)
             k = fns["_mulaw_encode"](pcm, n, mu, 3, audiocodec._EXP_LUT)
             mu_pcm = bytearray(2 * k)
-            m = fns["_mulaw_decode"](mu, 3, k, mu_pcm, audiocodec._MULAW_DECODE)
+            m = fns["_mulaw_decode"](mu, 3, k, mu_pcm, 0, audiocodec._MULAW_DECODE)
             adpcm = bytearray(2 + (samples + 1) // 2)
             enc_state = fns["_adpcm_encode"](pcm, n, adpcm, 2, pred, index, steps, deltas)
             ad_pcm = bytearray(4 * (len(adpcm) - 2))
-            dec_state = fns["_adpcm_decode"](adpcm, 2, len(adpcm) - 2, ad_pcm, pred, index, steps, deltas)
+            dec_state = fns["_adpcm_decode"](adpcm, 2, len(adpcm) - 2, ad_pcm, 0, pred, index, steps, deltas)
             outs.append((k, bytes(mu), m, bytes(mu_pcm), enc_state, bytes(adpcm), dec_state, bytes(ad_pcm)))
         if not equal(outs[0], outs[1], "native codec loops match bytecode case %d" % case):
             break
+
+
+def decode_across_the_ring_end():
+    """Speaker audio decoded straight into the ring gives the same PCM as a plain decode,
+    wherever the ring's end falls (an ADPCM byte's two samples may straddle it), and
+    stops at the ring's room."""
+    from sotto_fw.speaker import SpeakerPlayer
+
+    pcm = pcm_ramp(400)
+    for fmt in (wire.FMT_PCM16, wire.FMT_MULAW, wire.FMT_ADPCM):
+        enc = audiocodec.AudioEncoder(fmt)
+        wire_audio = bytearray(500)
+        n = enc.encode_into(pcm, len(pcm), wire_audio, 0)
+        plain = bytearray(audiocodec.decoded_bytes(fmt, n))
+        audiocodec.AudioDecoder(fmt).decode_into(wire_audio, 0, n, plain)
+        for start in (0, 2, 4, 6, 100, 398, 400, 402, 510):
+            player = SpeakerPlayer(FakeSpeaker(room=0), 512, lambda *a: None)
+            player.ring.head = start
+            k = player.push_encoded(1, audiocodec.AudioDecoder(fmt), wire_audio, 0, n, len(plain))
+            out = bytearray(len(plain))
+            player.ring.read_into(out, k)
+            name = "%s from %d" % (wire.FORMAT_NAMES[fmt], start)
+            equal(k, len(plain), "all of it queued, " + name)
+            equal(hexs(out), hexs(plain), "same PCM as a plain decode, " + name)
+        small = SpeakerPlayer(FakeSpeaker(room=0), 256, lambda *a: None)
+        small.ring.head = 250
+        k = small.push_encoded(1, audiocodec.AudioDecoder(fmt), wire_audio, 0, n, len(plain))
+        check(k <= 256 and small.ring.count == k, "no more than the ring's room (%s)" % wire.FORMAT_NAMES[fmt])
+        equal(small.overflow, len(plain) - k, "the rest counted as overflow (%s)" % wire.FORMAT_NAMES[fmt])
+        out = bytearray(k)
+        small.ring.read_into(out, k)
+        equal(hexs(out), hexs(plain[:k]), "what fits is the start of it (%s)" % wire.FORMAT_NAMES[fmt])
+    bad = bytearray(b"\x00\x00\x7f\x00\x12\x34")  # step index 127: not IMA-ADPCM
+    player = SpeakerPlayer(FakeSpeaker(room=0), 512, lambda *a: None)
+    equal(player.push_encoded(1, audiocodec.AudioDecoder(wire.FMT_ADPCM), bad, 0, 6, 8), -1, "bad ADPCM refused")
+    equal(player.ring.count, 0, "nothing queued from it")
 
 
 def failed_acceleration_falls_back():
@@ -547,8 +583,8 @@ def memory_error_is_survived():
     check(calls[0] > 5, "the loop went on")
 
 
-for fn in (codec_vectors, native_codec_loops_match_bytecode, failed_acceleration_falls_back, ring_buffer, credits,
-           handshake, ping_and_commands, button, playback_and_stop, stop_of_an_unknown_stream,
+for fn in (codec_vectors, native_codec_loops_match_bytecode, decode_across_the_ring_end, failed_acceleration_falls_back,
+           ring_buffer, credits, handshake, ping_and_commands, button, playback_and_stop, stop_of_an_unknown_stream,
            credits_bound_what_the_ring_holds, mulaw_and_adpcm_downlink, bench, garbage_on_the_line, host_absent,
            allocation_in_the_audio_loop, loop_stats_report, memory_error_is_survived):
     run(fn)

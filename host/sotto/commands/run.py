@@ -89,14 +89,22 @@ async def _serve(args: argparse.Namespace, options: "PipelineOptions", knowledge
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, main_task.cancel)
+    from sotto.link.board_stats import BoardStatsCollector, describe
+
     # The port first: a wrong port or a silent board is reported before seconds of model loading.
     link = BoardLink(args.port, LinkOptions(baud=args.baud))
+    board_stats = BoardStatsCollector()  # what a board on MicroPython says its loop cost
+    link.add_listener(board_stats.on_message)
     print(f"sotto run: waiting for the board on {args.port} ...", file=sys.stderr, flush=True)
+    started = time.monotonic()
     await link.open()
     try:
         await _serve_link(args, options, link, knowledge)
     finally:
         await link.close()
+        board = board_stats.summary(since=started + 1.0)
+        if board is not None:
+            print(f"sotto run: {describe(board)}", file=sys.stderr, flush=True)
 
 
 async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link: "BoardLink",

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
                         help="run the firmware imported into CPython (default), or whole in the MicroPython "
                              "interpreter, its heap limited to the profile's (the board then reports its loop "
-                             "and heap once a second: `sotto run -v` shows it)")
+                             "and heap once a second: `sotto run` sums it up at the end)")
     parser.add_argument("--heap", type=int, metavar="BYTES",
                         help="--runtime micropython: the heap (default: the profile's free heap)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log line and board events")
