@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sotto.link import messages as m
 from sotto.link.board_stats import BoardStatsCollector, describe, parse_report, summarize_reports
 
@@ -50,3 +52,22 @@ def test_collector_keeps_steady_state_only() -> None:
     steady = c.summary(since=1.0, skip=((3.2, 4.2),))
     assert steady is not None and steady["alloc_bytes"] == 0 and steady["seconds"] == 2.0
     assert c.summary(since=100.0) is None
+
+
+def test_runtime_options_are_for_the_simulated_board(capsys: pytest.CaptureFixture[str]) -> None:
+    from sotto.cli import main
+
+    assert main(["bench", "link", "--port", "/dev/null", "--runtime", "micropython"]) != 0
+    assert "--runtime and --board are for the simulated board" in capsys.readouterr().err
+    assert main(["sim", "--heap", "100000"]) != 0
+    assert "--heap is for --runtime micropython" in capsys.readouterr().err
+
+
+def test_a_heap_too_small_for_the_firmware_is_refused() -> None:
+    from sotto.sim import SimulatedBoard
+    from sotto.sim.board import SimError
+
+    with pytest.raises(SimError, match="too small"):
+        SimulatedBoard(runtime="micropython", heap_bytes=16 * 1024)
+    with pytest.raises(SimError, match="unknown runtime"):
+        SimulatedBoard(runtime="jython")

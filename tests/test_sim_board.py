@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import wave
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pytest
@@ -16,28 +15,11 @@ from sotto.sim import SimulatedBoard
 from sotto.sim.audio import read_wav
 from sotto.voice.ports import LinkStatus, MicAudio, PlaybackReport, PortEvent
 
+from sim_support import collect, tone, until
+
 pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 
 BAUD = 921600
-
-
-async def collect(link: BoardLink, out: list[PortEvent]) -> None:
-    async for ev in link.events():
-        out.append(ev)
-
-
-async def until(cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.01)
-
-
-def tone(rate: int, seconds: float, freq: float = 440.0, amp: int = 8000) -> np.ndarray:
-    t = np.arange(int(rate * seconds)) / rate
-    return (np.sin(2 * np.pi * freq * t) * amp).astype(np.int16)
 
 
 def test_mic_speaker_and_playback_reports_end_to_end() -> None:

@@ -7,7 +7,7 @@ host link: audio both ways, the link bench with the board's own report, and faul
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,28 +18,11 @@ from sotto.link.board_stats import BoardStatsCollector
 from sotto.sim import SimulatedBoard
 from sotto.voice.ports import LinkStatus, MicAudio, PlaybackReport, PortEvent
 
+from sim_support import collect, tone, until
+
 pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 
 BAUD = 921600
-
-
-async def collect(link: BoardLink, out: list[PortEvent]) -> None:
-    async for ev in link.events():
-        out.append(ev)
-
-
-async def until(cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.01)
-
-
-def tone(rate: int, seconds: float, freq: float = 440.0, amp: int = 8000) -> np.ndarray:
-    t = np.arange(int(rate * seconds)) / rate
-    return (np.sin(2 * np.pi * freq * t) * amp).astype(np.int16)
 
 
 def assert_board_healthy(board: SimulatedBoard) -> dict[str, Any]:

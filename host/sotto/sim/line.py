@@ -35,7 +35,12 @@ BITS_PER_BYTE = 10
 # An ESP32-S3 UART's hardware TX FIFO is 128 bytes. A deeper FIFO here would make every
 # reply (PONG, CREDIT) wait behind more bulk data: ~1.4 ms per 128 bytes at 921600 baud.
 UART_TX_FIFO = 128
-CATCH_UP_S = 0.02  # line time a late pump may make up (the hardware thread can be preempted)
+# Line time a late pump may make up. The hardware thread is descheduled now and then
+# (100-300 ms measured while the demo's LLM and TTS threads run on 2 cores), but a real
+# line keeps carrying bytes meanwhile: the USB adapter and the kernel's tty buffer take
+# them. With 20 ms here a stall cost the line its capacity, the board's TX ring filled and
+# mic frames were dropped that no real line would have dropped.
+CATCH_UP_S = 0.25
 
 
 class SimUartPort:

@@ -48,7 +48,11 @@ F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 PIPE_WRITE_MAX = 4096  # PIPE_BUF: a write up to this size is all-or-nothing
 SPEAKER_RECORD = struct.Struct("<HBBH")  # rate, volume shift, 0, PCM bytes (sotto_fw.hw_unix)
 BOOT_TIMEOUT_S = 15.0
-MIC_HOLD_MS = 100  # mic audio the host holds when the pipe is full (at 16 kHz), before it counts as overrun
+# Mic audio the host holds when the board's pipe is full before it counts as an overrun
+# (at 16 kHz). As long as the CPython runtime's mic buffer: this process's hardware
+# thread stalls for 100-300 ms under load (LLM and TTS threads), and those stalls are
+# not the board's (measured: with 100 ms here the demo's board "dropped" 40-100 frames).
+MIC_HOLD_MS = 1000
 # The board stands for a CPU of its own: its process is asked to run ahead of the host's
 # work where the OS allows it (a starved board drops mic frames no board would drop).
 BOARD_NICE = -5
@@ -333,9 +337,9 @@ class MicroPythonFirmware:
             except BlockingIOError:
                 break
         del pending[:sent]
-        # What the pipe (the I2S buffer) cannot take waits here a little: this thread runs
-        # late now and then, and its burst must not count against the board. Beyond that
-        # the board really read too slowly and the I2S buffer overran.
+        # What the pipe (the I2S buffer) cannot take waits here (MIC_HOLD_MS): this thread
+        # runs late now and then, and its burst must not count against the board. Beyond
+        # that the board really read too slowly and the I2S buffer overran.
         excess = len(pending) - self._mic_hold_bytes
         if excess > 0:
             excess -= excess % slot
