@@ -41,6 +41,7 @@ from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
 from sotto.profile.model import Profile, profile_key, promote, seed_state
+from sotto.untrusted import clean_text
 from sotto.voice.responder import BoardAction
 
 MAX_WORDS_CHARS = 600
@@ -209,7 +210,7 @@ class Agent:
             updated = promote(current, state)
             if updated.is_empty():
                 continue
-            self.store.put_profile(updated)
+            self.store.put_profile(updated, source_session=session_id)  # new items remember their session
             written.append(key)
         if written:
             self.store.append_trace(session_id, {"type": "profile_promoted", "profiles": written})
@@ -254,7 +255,7 @@ class Agent:
         `prior_side_effects` (actions that already ran in an interrupted turn) are noted
         in the state and mentioned at the start of the reply.
         """
-        words = " ".join(words.split())[:MAX_WORDS_CHARS]
+        words = " ".join(clean_text(words).split())[:MAX_WORDS_CHARS]  # no NUL/control/lone surrogate is stored
         with self._waiting_lock:
             self._waiting_turns += 1
         try:

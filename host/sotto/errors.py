@@ -136,3 +136,32 @@ class ServeNeedsToken(ServeError):
 
     code = "serve_needs_token"
     exit_status = 2
+
+
+class InvalidSessionId(SottoError):
+    """A session id outside the one alphabet every surface accepts (see sotto.ids)."""
+
+    code = "session_id_invalid"
+    exit_status = 2
+
+
+class InputRefused(SottoError):
+    """Untrusted input (a file, a message, an argument) that sotto will not read: too large,
+    too deeply nested, not text, or of the wrong shape."""
+
+    code = "input_refused"
+    exit_status = 2
+
+
+class StoreDamaged(StoreError):
+    """The SQLite file is not a readable database (damaged page, truncated, another format)."""
+
+    code = "store_damaged"
+    exit_status = 3
+
+
+class BoardGone(LinkError):
+    """The board stopped answering for longer than the session's grace period."""
+
+    code = "link_board_gone"
+    exit_status = 3

@@ -48,7 +48,7 @@ async def _serve(options: "ServeOptions", config: EngineConfig, db: Path | None)
     from sotto.server.build import build_server, load_engines
 
     engines = await asyncio.to_thread(load_engines, config, lang=options.lang)
-    server = build_server(engines, options, db_path=db)
+    server = build_server(engines, options, db_path=db, retention=True)
     await server.start()
     print(json.dumps({"listening": f"{server.url}/ws/{{session_id}}", "token_required": options.token is not None,
                       **engines.labels(config), "load_ms": engines.load_ms}), flush=True)
