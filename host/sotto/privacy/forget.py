@@ -107,7 +107,7 @@ def _forget_contributions(store: Store, session_id: str, out: Forgotten) -> None
         if profile is None:
             continue
         cleaned = without_items(profile, [(i.field, i.item) for i in contributed if i.profile_key == key], session_id)
-        if cleaned.is_empty() and not cleaned.sessions:
+        if cleaned.is_empty():  # nothing but the session's own items: the profile goes with it
             store.delete_profile(key)
             out.profiles.append(key)
         else:
