@@ -38,6 +38,11 @@ def clean_text(text: str) -> str:
     return _DROP.sub("", _SPACE.sub(" ", text))
 
 
+def has_lone_surrogate(text: str) -> bool:
+    """Whether `text` holds a lone surrogate: invalid UTF-8 decoded with surrogateescape."""
+    return _SURROGATE.search(text) is not None
+
+
 def clean_lines(text: str) -> str:
     """Like `clean_text`, but a text of several lines (a file) keeps its line breaks and tabs."""
     return _DROP.sub("", text)
@@ -72,7 +77,7 @@ def load_json(text: str | bytes, *, what: str, max_bytes: int, max_depth: int = 
     if len(text) > max_bytes:
         raise InputRefused(f"{what} is larger than {max_bytes} bytes")
     try:
-        value = json.loads(text)
+        value = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)  # UTF-8 only, no guessing
     except RecursionError:
         raise InputRefused(f"{what} nests deeper than {max_depth} levels") from None
     except UnicodeDecodeError as exc:

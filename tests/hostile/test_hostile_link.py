@@ -212,7 +212,7 @@ def test_message_level_fuzz_for_20_s_never_kills_the_receive_task() -> None:
         assert deaths_seen == 0, f"the receive task died after {sent} hostile frames"
         assert answered, "the link does not answer PING after the fuzz"
         return {"frames": sent, "messages_in": link.stats.messages_in, "malformed": link.stats.malformed,
-                "crc_errors": link.decoder.crc_errors}
+                "crc_errors": link.decoder.crc_errors, "handler_failures_dropped": link.guard.failures}
 
     figures = run(go(), timeout=FUZZ_SECONDS + 40)
     assert figures["frames"] > 10_000 and figures["crc_errors"] == 0

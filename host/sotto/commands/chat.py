@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from sotto.ids import SessionId
     from sotto.memory.store import Store
     from sotto.privacy.forget import apply_retention
-    from sotto.untrusted import clean_text
+    from sotto.untrusted import clean_text, has_lone_surrogate
 
     console = Console()
     session = SessionId(args.session or time.strftime("chat-%Y%m%d-%H%M%S"))
@@ -47,13 +47,17 @@ def run(args: argparse.Namespace) -> int:
     console.print("Type /state to see the memory, /quit to leave.", style="dim")
     try:
         while True:
+            line: str | None
             try:
-                words = clean_text(console.input("[bold green]you>[/] ")).strip()
+                line = console.input("[bold green]you>[/] ")
             except EOFError:
                 break
             except UnicodeDecodeError:  # a strict-UTF-8 terminal read bytes that are not UTF-8
+                line = None
+            if line is None or has_lone_surrogate(line):  # not UTF-8: refused, not half-kept
                 console.print("that line is not UTF-8 text; it was skipped", style="yellow")
                 continue
+            words = clean_text(line).strip()
             if not words:
                 continue
             if words in ("/quit", "/exit"):
