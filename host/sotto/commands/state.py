@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     # Arguments are text from a terminal or a script: no control character or lone surrogate
     # (invalid UTF-8) reaches the stored state or its edit note.
     args.set = [clean_text(a) for a in args.set]
-    args.drop = clean_text(args.drop) if args.drop is not None else None
+    drop = clean_text(args.drop) if args.drop else ""
     store = Store()
     try:
         apply_retention(store)
@@ -57,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
             return 0
         history = store.history(session)
         latest = history[-1]
-        if args.rollback is not None or args.drop or args.set:
-            if sum(bool(x) for x in (args.rollback is not None, args.drop, args.set)) > 1:
+        if args.rollback is not None or drop or args.set:
+            if sum(bool(x) for x in (args.rollback is not None, drop, args.set)) > 1:
                 print("sotto state: use one of --rollback, --drop, --set at a time")
                 return 2
             state = latest.state
@@ -82,9 +82,9 @@ def run(args: argparse.Namespace) -> int:
                 changes = diff_states(state, new)
                 command = f"sotto state {session} --rollback {args.rollback}"
             else:
-                applied = apply_patch(state, StatePatch(drop_items=[args.drop]))
+                applied = apply_patch(state, StatePatch(drop_items=[drop]))
                 new, changes = applied.state, applied.changes
-                command = f"sotto state {session} --drop {shlex.quote(args.drop)}"
+                command = f"sotto state {session} --drop {shlex.quote(drop)}"
             new.touch()
             version = store.commit(new, turn=latest.turn, source="user-edit", changes=changes, note=command)
             print(f"version {version}: {len(changes)} change(s)")
