@@ -208,7 +208,10 @@ async def _run(args: argparse.Namespace, script: list[str] | None) -> tuple[dict
     config = EngineConfig.from_args(args)
     engines = await asyncio.to_thread(load_engines, config)
     with tempfile.TemporaryDirectory(prefix="sotto-bench-serve-") as folder:
-        options = ServeOptions(port=0, limits=ServeLimits(max_sessions=max(32, args.clients)))
+        # The simulated clients all come from loopback: one client address, so its limits are the server's.
+        slots = max(32, args.clients)
+        options = ServeOptions(port=0, limits=ServeLimits(max_sessions=slots, max_sessions_per_client=slots,
+                                                          max_connections_per_client=2 * slots))
         server = build_server(engines, options, db_path=Path(folder) / "bench.db")
         await server.start()
         print(f"sotto bench serve: built-in server on {server.url} ({engines.labels(config)})", file=sys.stderr)
