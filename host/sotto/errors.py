@@ -138,8 +138,9 @@ class ServeNeedsToken(ServeError):
     exit_status = 2
 
 
-class InvalidSessionId(SottoError):
-    """A session id outside the one alphabet every surface accepts (see sotto.ids)."""
+class InvalidSessionId(StoreError):
+    """A session id outside the one alphabet every surface accepts (see sotto.ids). A StoreError,
+    as the two checks it replaces were: the id names stored rows and files."""
 
     code = "session_id_invalid"
     exit_status = 2
