@@ -22,12 +22,12 @@ _EN_ASKS = [
     (re.compile(r"\bhow (?:many|much)\b|\bhow big\b|\bwhat size\b|\bwhat(?:'s| is) the (?:count|number of|total|dose|amount)\b", re.I), (KIND_QUANTITY, KIND_NUMBER)),
     (re.compile(r"\b(?:who|whom|whose|which (?:person|teacher|doctor|driver|coach|guide))\b", re.I), (KIND_NAME,)),
     (re.compile(r"\b(?:where|which (?:street|road|address|place|hotel|station|gate|room|floor|city|town)|what address)\b", re.I), (KIND_PLACE,)),
-    (re.compile(r"\b(?:what(?:'s| is)? (?:the |my |our |his |her )?(?:[a-z]+ )?(?:number|id|code|phone|reference)|which number)\b", re.I), (KIND_NUMBER, KIND_QUANTITY)),
+    (re.compile(r"\b(?:what(?:'s| is| was)? (?:the |my |our |his |her |their )?(?:[\w'’]+ )?(?:number|id|code|phone|reference|model|plate|pin)|which (?:number|model|code))\b", re.I), (KIND_NUMBER, KIND_QUANTITY)),
 ]
 _ZH_ASKS = [
     (re.compile(r"几点|什么时候|什么时间|几时"), (KIND_TIME, KIND_DATE)),
     (re.compile(r"哪天|几号|星期几|周几|礼拜几|哪一天|什么日子"), (KIND_DATE, KIND_TIME)),
-    (re.compile(r"多少|几个|几位|几张|几人|几斤|几公斤|几瓶|几杯|几份|几辆"), (KIND_QUANTITY, KIND_NUMBER)),
+    (re.compile(r"多少|几[个位张只件台辆瓶杯份次天晚间本盒包袋箱斤克米块片粒支条把双套碗盘桌束朵人]|几公斤"), (KIND_QUANTITY, KIND_NUMBER)),
     (re.compile(r"谁|哪位"), (KIND_NAME,)),
     (re.compile(r"哪里|哪儿|在哪|什么地方|去哪|地址"), (KIND_PLACE,)),
     (re.compile(r"号码|电话|编号|多少号"), (KIND_NUMBER, KIND_QUANTITY)),
@@ -42,6 +42,10 @@ _QUESTION_WORDS = frozenset(
     "is are was were number".split()
 )
 SUMMARY_MAX_CHARS = 220
+_DAY_WORDS = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday)s?\b|周[一二三四五六日天末]|星期[一二三四五六日天]|周末|平时",
+    re.I,
+)
 
 
 def _sentence(text: str, lang: str) -> str:
@@ -81,13 +85,22 @@ def _question_keys(question: str) -> set[str]:
     return {k for k in content_stems(question) if k not in _QUESTION_WORDS}
 
 
-def ranked(state: SessionState, question: str) -> list[tuple[float, int, Item]]:
+def ranked(state: SessionState, question: str, kinds: tuple[str, ...] | None = None) -> list[tuple[float, int, Item]]:
     """Items that could answer the question, best first."""
     wanted = _question_keys(question)
-    kinds = asked_kinds(question)
+    kinds = asked_kinds(question) if kinds is None else kinds
+    items = _all_items(state)
+    # What else was said in the same turn tells what a value is about ("She loves chocolate
+    # cake, so order one from Rosa's bakery": the bakery is the cake's).
+    by_turn: dict[int, set[str]] = {}
+    for item in items:
+        if item.turn:
+            by_turn.setdefault(item.turn, set()).update(content_stems(item.value) | content_stems(item.key))
     scored: list[tuple[float, int, Item]] = []
-    for order, item in enumerate(_all_items(state)):
+    for order, item in enumerate(items):
         score = 2.0 * len(wanted & content_stems(item.key)) + 1.0 * len(wanted & content_stems(item.value))
+        if item.kind != KIND_NOTE and item.turn:
+            score += 0.5 * len(wanted & by_turn.get(item.turn, set()))
         if kinds:
             if item.kind in kinds:
                 score += 3.0 if item.kind == kinds[0] else 1.5
@@ -95,10 +108,26 @@ def ranked(state: SessionState, question: str) -> list[tuple[float, int, Item]]:
                 score -= 1.0  # a note answers "when" only when nothing typed does
             else:
                 score -= 3.0
+        if item.kind == KIND_TIME and kinds:
+            # A time said for a given day answers a question about that day, and only then.
+            days = [d for d in _DAY_WORDS.findall(item.key) if d]
+            if days:
+                score += 2.0 if any(d.lower().rstrip("s") in question.lower() for d in days) else -1.5
         if score > 0:
             scored.append((score, order, item))
     scored.sort(key=lambda x: (-x[0], -x[1]))
     return scored
+
+
+def answers_from_memory(state: SessionState, question: str) -> bool:
+    """The user's own items speak to the question (it is about what they told us)."""
+    wanted = _question_keys(question)
+    if not wanted:
+        return False
+    for _, _, item in ranked(state, question)[:3]:
+        if wanted & (content_stems(item.key) | content_stems(item.value)):
+            return True
+    return False
 
 
 def best_matches(state: SessionState, question: str) -> list[str]:
@@ -133,17 +162,27 @@ def _spoken_value(item: Item, lang: str) -> str:
     return v
 
 
-def _answer(state: SessionState, question: str, lang: str, max_sentences: int) -> list[str]:
-    scored = ranked(state, question)
-    kinds = asked_kinds(question)
+_FOLLOW_UP = re.compile(r"^(?:and|what about|how about|and what about)\b|呢[？?]?$", re.I)
+
+
+def _answer(state: SessionState, question: str, lang: str, max_sentences: int, previous_kind: str = "") -> list[str]:
+    # "And the lamp?", "平时呢？" ask again for what the last question asked.
+    follow_up = previous_kind if _FOLLOW_UP.search(question.strip()) else ""
+    kinds = asked_kinds(question) or ((follow_up,) if follow_up else ())
+    scored = ranked(state, question, kinds)
     if not scored:
         return []
     top_score, _, top = scored[0]
+    if kinds and top.kind != kinds[0]:
+        # The kind asked for first: "几点" wants a time even when a day matches better.
+        first = next(((s, o, it) for s, o, it in scored if it.kind == kinds[0]), None)
+        if first is not None:
+            top_score, _, top = first
     chosen = [top]
     # "When is it?" wants the day and the time of the same thing.
-    if kinds and kinds[0] in (KIND_TIME, KIND_DATE):
+    if kinds and kinds[0] in (KIND_TIME, KIND_DATE) and top.kind in (KIND_TIME, KIND_DATE):
         other = KIND_DATE if top.kind == KIND_TIME else KIND_TIME
-        partner = next((it for s, _, it in scored[1:] if it.kind == other and (it.turn == top.turn or it.key == top.key) and s > 0), None)
+        partner = next((it for s, _, it in scored if it.kind == other and (it.turn == top.turn or it.key == top.key) and s > 0), None)
         if partner is not None:
             chosen = [partner, top] if partner.kind == KIND_DATE else [top, partner]
     else:
@@ -186,12 +225,13 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
     lang = rules.lang
     zh = lang == "zh"
     if rules.question:
-        question = " ".join(q.text for q in rules.questions) or words
+        question = " ".join(q.raw or q.text for q in rules.questions) or words
         if (_ZH_RECALL_ALL if zh else _EN_RECALL_ALL).search(question) and not asked_kinds(question):
             summary = _summary(state, lang)
             if summary:
                 return summary[:max_sentences]
-        answer = _answer(state, question, lang, max_sentences)
+        previous = state.last_topic if state.last_topic in (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE) else ""
+        answer = _answer(state, question, lang, max_sentences, previous)
         if answer:
             return answer
         return ["这个我还不知道，我是离线的。" if zh else "I don't have that noted, and I'm offline, so I can't look it up."]

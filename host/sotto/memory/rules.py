@@ -340,6 +340,12 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if st.question:
             result.question = True
             result.questions.append(st)
+            from sotto.memory.compose import asked_kinds  # the answer's vocabulary, read here to note the topic
+
+            kinds = asked_kinds(st.text)
+            if kinds:
+                # "And on the other days?" asks again for what the last question asked.
+                w.state.last_topic = kinds[0]
             continue
         body = st.text.strip(" ,，.。!！?？")
         body = re.sub(r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?(?:also\s+)?|please\s+)", "", body, flags=re.I)

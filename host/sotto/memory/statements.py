@@ -165,6 +165,7 @@ class Value:
 class Statement:
     text: str  # the sentence without discourse words
     lang: str
+    raw: str = ""  # the sentence as said
     values: list[Value] = field(default_factory=list)
     frame: str = ""  # the words that are not values ("book a table")
     note: str = ""  # the sentence without discourse, times, dates and counts: what a note keeps
@@ -356,6 +357,9 @@ def _en_values(text: str) -> list[Value]:
 
 
 _SLOT_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER)
+# What a note leaves out: the values most often corrected on their own. Counts stay in
+# the note ("a dozen eggs", "一束花" are what the note is about).
+_NOTE_CUTS = (KIND_TIME, KIND_DATE, KIND_NUMBER)
 
 
 def _en_without(text: str, values: list[Value], *, all_kinds: bool) -> str:
@@ -363,7 +367,7 @@ def _en_without(text: str, values: list[Value], *, all_kinds: bool) -> str:
     cut out, each with the preposition that introduced it."""
     out = text
     for v in sorted(values, key=lambda v: -v.start):
-        if not all_kinds and v.kind not in _SLOT_KINDS:
+        if not all_kinds and v.kind not in _NOTE_CUTS:
             continue
         cut_start = v.start
         pm = re.search(r"\b(?:at|on|in|from|to|by|for|until|till|around|near|with|than|not|of)\s+(?:the\s+)?$", out[:cut_start], re.I)
@@ -399,7 +403,7 @@ def _en_statement(sentence: str) -> Statement:
     question = _en_is_question(sentence)
     admission = L.has_admission(sentence, "en")
     text = L.strip_en_discourse(sentence)
-    st = Statement(text=text, lang="en", question=question, admission=admission)
+    st = Statement(text=text, lang="en", raw=sentence, question=question, admission=admission)
     st.change_cue = admission or L.has_change_cue(sentence, "en")
     st.additive = L.has_additive(text, "en")
     st.values = _en_values(text)
@@ -501,14 +505,14 @@ def _zh_statement(sentence: str) -> Statement:
     question = _zh_is_question(sentence)
     admission = L.has_admission(sentence, "zh")
     text = L.strip_zh_discourse(sentence)
-    st = Statement(text=text, lang="zh", question=question, admission=admission)
+    st = Statement(text=text, lang="zh", raw=sentence, question=question, admission=admission)
     st.change_cue = admission or L.has_change_cue(sentence, "zh")
     st.additive = L.has_additive(text, "zh")
     st.values = _zh_values(text)
     frame = note = text
     for v in sorted(st.values, key=lambda v: -v.start):
         frame = frame[: v.start] + frame[v.end :]
-        if v.kind in _SLOT_KINDS:
+        if v.kind in _NOTE_CUTS:
             note = note[: v.start] + note[v.end :]
     st.frame = re.sub(r"[，,]{2,}", "，", frame).strip(" ，,。.！!？?")
     st.note = re.sub(r"[，,]{2,}", "，", note).strip(" ，,。.！!？?")

@@ -229,6 +229,10 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
         if decision.op == UPDATE and decision.target is not None:
             if not new_item.key or (not v.key and v.kind != KIND_QUANTITY):
                 new_item.key = decision.target.key
+            elif decision.target.key and decision.target.key not in new_item.key:
+                # The new value is about what the old one was about, and what was said now.
+                joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
+                new_item.key = _dedupe_words(joined)[:60]
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_QUANTITY and _is_bare_number(v.text):
                 # "the guest count is thirty now": the count keeps its unit.
                 unit = item_unit_words(decision.target)
@@ -240,6 +244,14 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
         else:
             current.append(new_item)
     return out
+
+
+def _dedupe_words(text: str) -> str:
+    seen: list[str] = []
+    for word in text.split():
+        if word.lower() not in (w.lower() for w in seen):
+            seen.append(word)
+    return " ".join(seen)
 
 
 def _people_like(unit: str) -> bool:
