@@ -232,7 +232,7 @@ def _en_is_question(sentence: str) -> bool:
 
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
-    "instead please thanks too as well people's".split()
+    "instead please thanks too as well people's once twice thrice times daily".split()
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
@@ -270,6 +270,8 @@ def _en_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_DATE)
     for m in _EN_BARE_TIME.finditer(text):
         add(m.start(1), m.end(1), KIND_TIME)
+    for m in _EN_FREQUENCY.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
     for m in _EN_QUANTITY.finditer(text):
         unit = m.group("unit")
         words = unit.split()
@@ -298,8 +300,6 @@ def _en_values(text: str) -> list[Value]:
         # The whole phrase "two adult bikes": the counted noun is the last word kept; a
         # word before it is a modifier of the unit ("adult bike" is not "bike").
         add(m.start(), end, KIND_QUANTITY, unit=unit_text, delta=bool(m.group("delta")))
-    for m in _EN_FREQUENCY.finditer(text):
-        add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
     for m in _EN_FOR_COUNT.finditer(text):
         add(m.start(1), m.end(1), KIND_QUANTITY, unit="people")
     for m in _EN_ID.finditer(text):

@@ -332,6 +332,8 @@ def _by_key(
     cued = v.cue or statement.admission or statement.anaphoric_cue
     if (cued or bare) and not adds and _no_key_of_its_own(v, statement, candidates):
         latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
+        if not cued and _qualified_apart(v, latest, statement):
+            return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
     return None
 
