@@ -9,7 +9,7 @@ import pytest
 
 from fakes_llm import FakeLanguageModel
 from sotto.agent import Agent, AgentConfig
-from sotto.memory.actions import extract_actions, words_without_actions
+from sotto.agent.actions import extract_actions, words_without_actions
 from sotto.memory.store import Store
 from sotto.voice.agent_responder import AgentVoiceResponder
 from sotto.voice.responder import BoardAction, ReplyRequest, ReplySentence

@@ -16,7 +16,7 @@ from sotto.link import messages as m
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.memory.store import Store
 from sotto.pipeline import Pipeline, PipelineOptions, load_engines
-from sotto.pipeline_text import TypedTurnsRecognizer
+from sotto.voice.typed_turns import TypedTurnsRecognizer
 from sotto.sim import SimError, SimulatedBoard
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent

@@ -13,7 +13,7 @@ from sotto.engines.base import AudioChunk, Transcript
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.memory.store import Store
 from sotto.pipeline import Pipeline
-from sotto.pipeline_text import TypedTurnsRecognizer
+from sotto.voice.typed_turns import TypedTurnsRecognizer
 from sotto.sim import SimulatedBoard
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent

@@ -47,7 +47,7 @@ class PipelineOptions:
     asr_model: str | None = None  # Vosk model folder or name
     lang: str = "en"
     n_ctx: int = 2048
-    llm_threads: int | None = None  # default: default_llm_threads()
+    llm_threads: int | None = None  # default: sotto.engines.llm.default_threads()
     tts_threads: int | None = None
     # Remote engines (--llm-url, --tts-wyoming, --asr-wyoming, --engines-config); in-process
     # for whatever it does not configure. Its llm_path / tts_voice / asr_model are used when
@@ -73,7 +73,7 @@ def _load_llm(options: PipelineOptions) -> tuple[LanguageModel, str, float]:
     if remote is not None:
         return remote, remote.name, (time.perf_counter() - started) * 1000.0
     resolved = resolve_llm(options.model or options.engine_config.llm_path)
-    model = llm.load(resolved.path, n_ctx=options.n_ctx, n_threads=options.llm_threads or default_llm_threads())
+    model = llm.load(resolved.path, n_ctx=options.n_ctx, n_threads=options.llm_threads or llm.default_threads())
     return model, resolved.path.name, (time.perf_counter() - started) * 1000.0
 
 
@@ -88,15 +88,6 @@ def _load_tts(options: PipelineOptions) -> tuple[SpeechSynthesizer, str, float]:
     resolved = resolve_voice(options.voice or options.engine_config.tts_voice, lang=options.lang)
     voice = tts.load(resolved.path, threads=options.tts_threads)
     return voice, voice.name, (time.perf_counter() - started) * 1000.0
-
-
-def default_llm_threads(cores: int | None = None) -> int:
-    """One llama.cpp thread on a 2-core host: Piper, the link and the event loop need the
-    other core, and llama.cpp's threads spin on barriers, so when one is descheduled all
-    of them wait (measured here under load: the state patch took 4-5 s with 1 thread,
-    12-44 s with 2). Bigger hosts leave two cores free."""
-    n = cores if cores is not None else cpu_count()
-    return 1 if n <= 2 else min(8, n - 2)
 
 
 def load_engines(options: PipelineOptions) -> LoadedEngines:
@@ -211,7 +202,3 @@ def peak_rss_mb() -> float:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def cpu_count() -> int:
-    return os.cpu_count() or 1

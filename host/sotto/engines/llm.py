@@ -149,11 +149,13 @@ class LlamaEngine:
         timing.reused_tokens = min(reused, timing.prompt_tokens)
 
 
-def default_threads() -> int:
-    """Leave one core to speech recognition, TTS and the event loop: on a 2-core host
-    llama.cpp gets one thread. Two threads there measured far slower under load
-    (llama.cpp threads spin at barriers when a core is taken)."""
-    return max(1, (os.cpu_count() or 1) - 1)
+def default_threads(cores: int | None = None) -> int:
+    """One llama.cpp thread on a 2-core host: Piper, the link and the event loop need the
+    other core, and llama.cpp's threads spin on barriers, so when one is descheduled all
+    of them wait (measured here under load: the state patch took 4-5 s with 1 thread,
+    12-44 s with 2). Bigger hosts leave two cores free."""
+    n = cores if cores is not None else (os.cpu_count() or 1)
+    return 1 if n <= 2 else min(8, n - 2)
 
 
 def load(path: str | Path | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None) -> LlamaEngine:

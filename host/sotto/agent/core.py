@@ -33,14 +33,14 @@ from sotto.backfill.entities import entities_from_state
 from sotto.engines.base import LanguageModel
 from sotto.errors import SottoError
 from sotto.knowledge.base import KnowledgeBase
-from sotto.memory.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
+from sotto.agent.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
 from sotto.memory.diff import Change, diff_states
 from sotto.memory.monologue import ModelUpdate, Monologue, RulesUpdate
-from sotto.memory.reply import ReplyReport, ReplySentenceOut, ReplyWriter
+from sotto.agent.reply import ReplyReport, ReplySentenceOut, ReplyWriter
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
-from sotto.profile.model import Profile, profile_key, promote, seed_state
+from sotto.memory.profile import Profile, profile_key, promote, seed_state
 from sotto.voice.responder import BoardAction
 
 MAX_WORDS_CHARS = 600
