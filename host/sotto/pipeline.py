@@ -28,14 +28,14 @@ import sotto  # noqa: F401  (offline environment before any engine import)
 from sotto.engines.base import LanguageModel, Recognizer, SpeechSynthesizer
 from sotto.engines.config import EngineConfig
 from sotto.errors import ModelNotFound
-from sotto.voice.agent_responder import AgentVoiceResponder
 from sotto.voice.harness import VoiceConfig, VoiceSession
 from sotto.voice.trace import TraceSink
+from sotto.voice.turn_runner import TurnRunner
 
 if TYPE_CHECKING:
     from sotto.knowledge.base import KnowledgeBase
     from sotto.memory.store import Store
-    from sotto.voice.ports import BoardPort
+    from sotto.link.events import BoardPort
 
 REPLAY_ENDPOINT_MS = 650.0
 
@@ -155,7 +155,7 @@ def default_voice_config() -> VoiceConfig:
 
 
 class Pipeline:
-    """Engines + working memory, ready to serve sessions on any `BoardPort`."""
+    """Engines + working memory + the turn engine, ready to serve sessions on any `BoardPort`."""
 
     def __init__(self, engines: LoadedEngines, store: "Store", *, lang: str = "en",
                  voice_config: VoiceConfig | None = None, knowledge: "KnowledgeBase | None" = None) -> None:
@@ -166,8 +166,9 @@ class Pipeline:
         self.store = store
         self.lang = lang
         self.agent = Agent(engines.llm, store, knowledge=knowledge)
+        self.runner = TurnRunner(self.agent, engines.tts)
         self.voice_config = voice_config or default_voice_config()
-        self.responders: list[AgentVoiceResponder] = []
+        self.sessions: list[str] = []
 
     def session(
         self,
@@ -178,23 +179,20 @@ class Pipeline:
         sinks: tuple[TraceSink, ...] = (),
         trace_folder: Path | None = None,
         profile: str | None = None,
-    ) -> tuple[VoiceSession, AgentVoiceResponder]:
+    ) -> VoiceSession:
         """`profile`: the long-term profile the session is seeded from and promoted to at
         its end (a user name or a key like "board:kiosk-1"; None: none until a name is said)."""
-        responder = AgentVoiceResponder(self.agent, session_id, lang=self.lang, profile=profile)
-        responder.open()  # on the agent's worker, ahead of the first turn
-        self.responders.append(responder)
-        session = VoiceSession(
-            port, recognizer, responder, self.engines.tts, session_id=session_id, config=self.voice_config,
-            sinks=sinks, trace_folder=trace_folder,
-        )
-        return session, responder
+        self.runner.open_session(session_id, profile=profile)  # on the model worker, ahead of the first turn
+        self.sessions.append(session_id)
+        return VoiceSession(port, recognizer, self.runner, session_id=session_id, lang=self.lang,
+                            config=self.voice_config, sinks=sinks, trace_folder=trace_folder)
 
     def close(self) -> None:
-        """End every session (each promotes its profile) and stop the agent workers. Blocking."""
-        for responder in self.responders:
-            responder.close()
-        self.responders.clear()
+        """End every session (each promotes its profile) and stop the workers. Blocking."""
+        ends = [self.runner.end_session(session_id) for session_id in self.sessions]
+        self.sessions.clear()
+        concurrent.futures.wait(ends)
+        self.runner.close()
 
 
 def peak_rss_mb() -> float:

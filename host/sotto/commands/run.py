@@ -133,7 +133,7 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
                 _print_turn(args, dict(event.data))
 
         profile = args.profile or (f"board:{link.board_id[:60]}" if link.board_id else None)
-        session, _responder = pipeline.session(link, recognizer, session_id=session_id, sinks=(on_event,),
+        session = pipeline.session(link, recognizer, session_id=session_id, sinks=(on_event,),
                                                profile=profile)
         print(f"sotto run: session {session_id} (profile {profile or 'none'}); "
               f"{link.choice.describe() if link.choice else ''}",
