@@ -9,10 +9,10 @@ import pytest
 
 from fakes_llm import FakeLanguageModel
 from sotto.agent import Agent, AgentConfig
-from sotto.memory.actions import extract_actions, words_without_actions
+from sotto.agent.actions import extract_actions, words_without_actions
 from sotto.memory.store import Store
-from sotto.voice.agent_responder import AgentVoiceResponder
-from sotto.voice.responder import BoardAction, ReplyRequest, ReplySentence
+from sotto.voice.turn_runner import TurnRunner
+from fakes_voice import FakeTTS, run_turn
 
 
 @pytest.fixture()
@@ -85,21 +85,15 @@ def test_prior_side_effects_are_mentioned_and_noted(store: Store) -> None:
     assert "call Ana" in " ".join(s.value for s in result.state.pending_steps)
 
 
-def test_responder_yields_actions_before_the_answer(store: Store) -> None:
+def test_turn_engine_runs_actions_before_the_answer(store: Store) -> None:
     agent = Agent(FakeLanguageModel(replies=["Sure."]), store, config=AgentConfig(model_update="off", reply_mode="composed"))
-    responder = AgentVoiceResponder(agent, "s")
-
-    async def main() -> list[object]:
-        request = ReplyRequest(turn_id=1, words="开灯，然后提醒我买牛奶")
-        return [item async for item in responder.reply(request)]
-
+    runner = TurnRunner(agent, FakeTTS())
     try:
-        items = asyncio.run(main())
-        result = responder.result(1).result(timeout=10)
+        outcome, output = asyncio.run(run_turn(runner, "s", "开灯，然后提醒我买牛奶", 1))
+        result = outcome.result.result(timeout=10)
     finally:
-        responder.close()
-    assert isinstance(items[0], BoardAction) and (items[0].name, items[0].value) == ("gpio:0", 1)
-    texts = [i.text for i in items if isinstance(i, ReplySentence)]
-    assert texts[0] == "好的，灯已打开。"
+        runner.close()
+    assert output.items[0] == ("action", "gpio:0", 1)
+    assert output.texts()[0] == "好的，灯已打开。"
     state = result.state
     assert "灯已打开" in [f.value for f in state.facts] and any("买牛奶" in s.value for s in state.pending_steps)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from sotto.memory.compose import compose_reply
+from sotto.agent.compose import compose_reply
 from sotto.memory.rules import extract
 from sotto.memory.state import SessionState
 

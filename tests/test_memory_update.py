@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from sotto.memory.compose import compose_reply
+from sotto.agent.compose import compose_reply
 from sotto.memory.evaluation import noisy
 from sotto.memory.items import Item
 from sotto.memory.rules import extract

@@ -12,7 +12,7 @@ from fakes_llm import FakeLanguageModel
 from sotto.agent import Agent, AgentConfig
 from sotto.errors import StoreError
 from sotto.memory.store import Store
-from sotto.profile.model import Profile, edit, profile_key
+from sotto.memory.profile import Profile, edit, profile_key
 
 FIRST_SESSION = [
     "My name is Ana.",

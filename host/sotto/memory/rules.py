@@ -19,7 +19,7 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_NAME, KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
-from sotto.memory.statements import Statement, content_stems, read_sentence
+from sotto.memory.statements import Statement, asked_kinds, content_stems, read_sentence
 from sotto.memory.text import EN_STOPWORDS, ENTITY_KINDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
@@ -340,8 +340,6 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if st.question:
             result.question = True
             result.questions.append(st)
-            from sotto.memory.compose import asked_kinds  # the answer's vocabulary, read here to note the topic
-
             kinds = asked_kinds(st.text)
             if kinds:
                 # "And on the other days?" asks again for what the last question asked.

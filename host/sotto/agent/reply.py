@@ -19,8 +19,8 @@ from typing import Callable, Iterator
 from sotto.engines.base import LanguageModel
 from sotto.errors import ModelError
 from sotto.knowledge.base import KnowledgeBase
-from sotto.memory.compose import answer_keys, answers_from_memory, compose_reply
-from sotto.memory.reference import Reference, retrieve
+from sotto.agent.compose import answer_keys, answers_from_memory, compose_reply
+from sotto.agent.reference import Reference, retrieve
 from sotto.memory.prompts import fit_messages, reply_instruction
 from sotto.memory.rules import RuleResult
 from sotto.memory.sanitize import leaks, sanitize
