@@ -141,7 +141,8 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
         return value.key
     words = value.context if content_stems(value.context) else statement.frame
     if lang == "zh":
-        key = re.sub(r"^(?:我们|我|你|请|帮我|要|想|得|需要|的)+", "", "".join(words.split()))[:12]
+        key = re.sub(r"[，,。.！!？?；;：:、\s]+", "", words)
+        key = re.sub(r"^(?:我们|我|你|请|帮我|要|想|得|需要|的)+", "", key)[:12]
     else:
         content = [w for w in re.findall(r"[A-Za-z][\w'’-]*", words) if content_stems(w)]
         key = " ".join(content[:4])
