@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
+from sotto.memory.text import EN_DATE as _EN_DATE
+from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, stem
+from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
 
 # ------------------------------------------------------------------ English value patterns
 
@@ -37,21 +41,6 @@ _EN_TIME = re.compile(
 # A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
 _DAYPART = r"(?: in the (?:morning|afternoon|evening)| at night| tonight| sharp)?"
 _EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ((?:{EN_NUMBER_WORDS}|\d{{1,2}})(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_ORDINALS = (
-    "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|"
-    "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-\\w+|twenty \\w+th|thirtieth|thirty-first"
-)
-_EN_DATE = re.compile(
-    rf"\b(?:(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday"
-    rf"|this (?:morning|afternoon|evening)"
-    rf"|(?:next |this |last |every )?(?:{_WEEKDAYS})s?(?: (?:morning|afternoon|evening|night)s?)?"
-    rf"|(?:next |this )(?:week|weekend|month|year)|(?:the )?weekend"
-    rf"|(?:{_MONTHS}) (?:\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINALS})|(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{_MONTHS}))?"
-    rf"|(?:{_MONTHS}))\b",
-    re.I,
-)
 _UNIT_WORD = r"[a-z][a-z'-]*"
 _EN_QUANTITY = re.compile(
     rf"(?:\$\s?\d+(?:[.,]\d+)?|\b(?:{_NUM}|{_NUM_WORD}))(?:(?:\s|-)(?P<delta>more|extra|additional|fewer|less))?"
@@ -426,27 +415,6 @@ def _en_copula_key(text: str, value: Value) -> str:
     return ""
 
 
-def _en_statement(sentence: str) -> Statement:
-    question = _en_is_question(sentence)
-    admission = L.has_admission(sentence, "en")
-    text = L.strip_en_discourse(sentence)
-    st = Statement(text=text, lang="en", raw=sentence, question=question, admission=admission)
-    st.change_cue = admission or L.has_change_cue(sentence, "en")
-    st.additive = L.has_additive(text, "en")
-    st.values = _en_values(text)
-    st.frame = _en_without(text, st.values, all_kinds=True)
-    st.note = _en_without(text, st.values, all_kinds=False)
-    st.frame_keys = content_stems(st.frame)
-    for v in st.values:
-        if v.kind == KIND_TIME and v.text.endswith(".") and not re.search(r"[ap]\.m\.$", v.text, re.I):
-            v.text = v.text[:-1]  # the sentence's full stop, not an "a.m."
-            v.end -= 1
-        v.key = _without_values(_en_copula_key(text, v), st.values)
-    _set_contexts(text, st.values, "en")
-    st.anaphoric_cue = _anaphoric_cue(text, st.values, "en")
-    return st
-
-
 # ------------------------------------------------------------------ Chinese
 
 
@@ -528,29 +496,6 @@ def _zh_copula_key(text: str, value: Value) -> str:
     return ""
 
 
-def _zh_statement(sentence: str) -> Statement:
-    question = _zh_is_question(sentence)
-    admission = L.has_admission(sentence, "zh")
-    text = L.strip_zh_discourse(sentence)
-    st = Statement(text=text, lang="zh", raw=sentence, question=question, admission=admission)
-    st.change_cue = admission or L.has_change_cue(sentence, "zh")
-    st.additive = L.has_additive(text, "zh")
-    st.values = _zh_values(text)
-    frame = note = text
-    for v in sorted(st.values, key=lambda v: -v.start):
-        frame = frame[: v.start] + frame[v.end :]
-        if v.kind in _NOTE_CUTS:
-            note = note[: v.start] + note[v.end :]
-    st.frame = re.sub(r"[，,]{2,}", "，", frame).strip(" ，,。.！!？?")
-    st.note = re.sub(r"[，,]{2,}", "，", note).strip(" ，,。.！!？?")
-    st.frame_keys = content_stems(st.frame)
-    for v in st.values:
-        v.key = _without_values(_zh_copula_key(text, v), st.values).lstrip("把将")
-    _set_contexts(text, st.values, "zh")
-    st.anaphoric_cue = _anaphoric_cue(text, st.values, "zh")
-    return st
-
-
 _EN_CLAUSE_BREAK = re.compile(r"[,;:]|\s(?:and|but|so|except|while|whereas|when)\s", re.I)
 _ZH_CLAUSE_BREAK = re.compile(r"[，,；;：:。]|但是|不过|而且")
 
@@ -602,5 +547,48 @@ def _without_values(key: str, values: list[Value]) -> str:
     return " ".join(key.split())
 
 
+def _zh_without(text: str, values: list[Value], *, all_kinds: bool) -> str:
+    out = text
+    for v in sorted(values, key=lambda v: -v.start):
+        if all_kinds or v.kind in _NOTE_CUTS:
+            out = out[: v.start] + out[v.end :]
+    return re.sub(r"[，,]{2,}", "，", out).strip(" ，,。.！!？?")
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """What differs between the languages; the reading itself is one procedure."""
+
+    is_question: Callable[[str], bool]
+    strip_discourse: Callable[[str], str]
+    values: Callable[[str], list[Value]]
+    without: Callable[..., str]
+    copula_key: Callable[[str, Value], str]
+
+
+_READERS = {
+    "en": _Reader(_en_is_question, L.strip_en_discourse, _en_values, _en_without, _en_copula_key),
+    "zh": _Reader(_zh_is_question, L.strip_zh_discourse, _zh_values, _zh_without, _zh_copula_key),
+}
+
+
 def read_sentence(sentence: str, lang: str) -> Statement:
-    return _zh_statement(sentence) if lang == "zh" else _en_statement(sentence)
+    lang = "zh" if lang == "zh" else "en"
+    reader = _READERS[lang]
+    admission = L.has_admission(sentence, lang)
+    text = reader.strip_discourse(sentence)
+    st = Statement(text=text, lang=lang, raw=sentence, question=reader.is_question(sentence), admission=admission)
+    st.change_cue = admission or L.has_change_cue(sentence, lang)
+    st.additive = L.has_additive(text, lang)
+    st.values = reader.values(text)
+    st.frame = reader.without(text, st.values, all_kinds=True)
+    st.note = reader.without(text, st.values, all_kinds=False)
+    st.frame_keys = content_stems(st.frame)
+    for v in st.values:
+        if lang == "en" and v.kind == KIND_TIME and v.text.endswith(".") and not re.search(r"[ap]\.m\.$", v.text, re.I):
+            v.text = v.text[:-1]  # the sentence's full stop, not an "a.m."
+            v.end -= 1
+        v.key = _without_values(reader.copula_key(text, v), st.values).lstrip("把将")
+    _set_contexts(text, st.values, lang)
+    st.anaphoric_cue = _anaphoric_cue(text, st.values, lang)
+    return st
