@@ -25,6 +25,7 @@ from sotto.cli import main
 from sotto.memory.store import Store
 from sotto.server.app import ServeOptions, SottoServer
 from sotto.server.turns import TurnService
+from sotto.voice.turn_runner import TurnRunner
 from sotto.voice.trace import TraceLog
 
 REFUSED = ["kiosk:1", "a:b", "..", ".", ".hidden", "-x", "a/b", "a\\b", "²", "kiosk\x00", "x" * 65, "", "a b", "ä"]
@@ -98,7 +99,7 @@ def test_a_board_name_becomes_a_valid_id() -> None:
 
 def _server(tmp_path: Path) -> SottoServer:
     agent = Agent(FakeLanguageModel(replies=("Sure.",)), Store(tmp_path / "ids.db"))
-    return SottoServer(TurnService(agent, FakeSynthesizer()), None, ServeOptions(port=0))
+    return SottoServer(TurnService(TurnRunner(agent, FakeSynthesizer())), None, ServeOptions(port=0))
 
 
 def test_the_server_refuses_the_ids_the_session_would_refuse(home: Path, tmp_path: Path) -> None:

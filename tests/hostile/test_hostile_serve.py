@@ -31,6 +31,7 @@ from sotto.server.app import ServeOptions, SottoServer
 from sotto.server.build import board_bridge_factory
 from sotto.server.limits import ServeLimits
 from sotto.server.turns import TurnService
+from sotto.voice.turn_runner import TurnRunner
 from sotto_fw import wire
 
 KILLER_FRAME = bytes.fromhex("0003010c01020311616374696f6e20c2b23a2078bcf6750700")
@@ -57,8 +58,9 @@ def make_server(tmp_path: Path, limits: ServeLimits | None = None, *, ms_per_cha
     agent = Agent(FakeLanguageModel(replies=("Sure thing.",)), store)
     tts = PiperLikeSynthesizer(ms_per_char)
     recognizers = FakeRecognizerSource({"en": "hello"})
-    bridges = board_bridge_factory(agent, tts, recognizers, "en") if boards else None
-    server = SottoServer(TurnService(agent, tts), recognizers, ServeOptions(port=0, limits=limits or ServeLimits()),
+    runner = TurnRunner(agent, tts)
+    bridges = board_bridge_factory(runner, recognizers, "en") if boards else None
+    server = SottoServer(TurnService(runner), recognizers, ServeOptions(port=0, limits=limits or ServeLimits()),
                          board_bridges=bridges)
     return server, store
 

@@ -16,8 +16,8 @@ import json
 
 from sotto.ids import SessionId
 from sotto.memory.store import Store
+from sotto.memory.profile import profile_key
 from sotto.privacy.forget import Forgotten, apply_retention, expire, forget_profile, forget_session, retention_days
-from sotto.profile.model import profile_key
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -33,7 +33,7 @@ from sotto.memory.state import SessionState
 from sotto.memory.text import norm_key
 
 if TYPE_CHECKING:
-    from sotto.profile.model import Profile
+    from sotto.memory.profile import Profile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -122,7 +122,7 @@ class Store:
 
     def __init__(self, path: Path | str | None = None, *, redact: bool | None = None) -> None:
         """`redact`: store trace text as length+hash (default SOTTO_REDACT)."""
-        from sotto.privacy.redact import redaction_enabled
+        from sotto.text.redact import redaction_enabled
 
         self.path = Path(path) if path is not None else paths.database_path()
         self.redact = redaction_enabled() if redact is None else redact
@@ -249,7 +249,7 @@ class Store:
     # ------------------------------------------------------------------ profiles
 
     def profile(self, key: str) -> "Profile | None":
-        from sotto.profile.model import Profile
+        from sotto.memory.profile import Profile
 
         with self._reading():
             row = self._db.execute("SELECT profile_json FROM profiles WHERE profile_key=?", (key,)).fetchone()
@@ -310,7 +310,7 @@ class Store:
                 profile = state_data.get("user_profile") or {}
                 for name, keys in wanted.items():
                     if isinstance(profile.get(name), list):
-                        profile[name] = [v for v in profile[name] if norm_key(str(v)) not in keys]
+                        profile[name] = [v for v in profile[name] if norm_key(_item_text(v)) not in keys]
                 diff = [c for c in json.loads(diff_json) if not _mentions(c, wanted)]
                 new_state, new_diff = json.dumps(state_data, ensure_ascii=False), json.dumps(diff, ensure_ascii=False)
                 if (new_state, new_diff) != (state_json, diff_json):
@@ -405,7 +405,7 @@ class Store:
         session_id = SessionId(session_id)
         kind = str(event.get("type", "event"))[:64]
         if self.redact:
-            from sotto.privacy.redact import redact_event
+            from sotto.text.redact import redact_event
 
             event = redact_event(event)
         text = json.dumps(event, ensure_ascii=False, default=str)
@@ -451,11 +451,17 @@ class Store:
         return StateVersion(int(row[0]), int(row[1]), str(row[2]), state, json.loads(row[4]), float(row[5]), str(row[6] or ""))
 
 
+def _item_text(item: Any) -> str:
+    """A stored list item's words: a plain string, or an item object's verbatim value."""
+    return str(item.get("value", "")) if isinstance(item, dict) else str(item)
+
+
 def _mentions(change: dict[str, Any], wanted: dict[str, set[str]]) -> bool:
     """Whether a stored diff entry adds or removes one of the wanted profile items."""
     name = str(change.get("field", "")).removeprefix("user_profile.")
     keys = wanted.get(name, set())
-    return any(isinstance(change.get(side), str) and norm_key(change[side]) in keys for side in ("old", "new"))
+    return any(isinstance(change.get(side), (str, dict)) and norm_key(_item_text(change[side])) in keys
+               for side in ("old", "new"))
 
 
 class _Transaction:

@@ -24,7 +24,7 @@ from sotto import paths
 from sotto.errors import InvalidSessionId
 from sotto.ids import SessionId
 from sotto.memory.store import Store
-from sotto.profile.model import without_items
+from sotto.memory.profile import without_items
 
 RETENTION_ENV = "SOTTO_RETENTION_DAYS"
 DEFAULT_RETENTION_DAYS = 30.0
