@@ -10,6 +10,7 @@ must never have died.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import struct
 import time
@@ -82,6 +83,36 @@ def test_the_error_frame_from_the_issue_is_dropped_and_the_link_goes_on() -> Non
             await link.close()
 
     run(go())
+
+
+def test_a_handler_that_raises_costs_one_frame_which_is_logged_with_its_type_and_seq(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The guard itself: whatever a handler meets next, the frame is dropped, logged, counted."""
+
+    async def go() -> None:
+        board = FakeBoard()
+        link = await open_link(board)
+        handle = link._handle
+
+        def breaks_on_log(message: m.Message, now: float) -> None:
+            if isinstance(message, m.Log):
+                raise IndexError("a case nobody thought of")
+            handle(message, now)
+
+        link._handle = breaks_on_log  # type: ignore[method-assign]
+        try:
+            seq = board.encoder.seq
+            board.send(m.Log(wire.LOG_INFO, "hello"))
+            await asyncio.sleep(0.1)
+            assert receive_task_alive() and await answers_ping(link, board)
+            assert link.guard.failures == 1 and link.guard.by_kind["LOG frame"] == 1
+            assert link.guard.last is not None and link.guard.last.seq == seq
+        finally:
+            await link.close()
+
+    with caplog.at_level(logging.ERROR, logger="sotto.link"):
+        run(go())
+    assert any("dropped LOG frame seq" in r.getMessage() and "IndexError" in r.getMessage() for r in caplog.records)
 
 
 def test_a_command_error_still_fails_its_command_and_a_unicode_digit_does_not_match() -> None:

@@ -115,6 +115,33 @@ def test_deeply_nested_json_gets_an_error_and_the_connection_stays(tmp_path: Pat
     assert alive
 
 
+def test_a_message_whose_handler_raises_is_dropped_with_an_error_and_the_connection_stays(tmp_path: Path) -> None:
+    """The server's guard itself: an exception nobody expected costs that message only."""
+
+    async def body() -> tuple[dict[str, Any], bool, int]:
+        server, store = make_server(tmp_path)
+        on_text = server._on_text
+
+        async def breaks_on_boom(writer: Any, session: Any, raw: str) -> Any:
+            if "boom" in raw:
+                raise RecursionError("a case nobody thought of")
+            return await on_text(writer, session, raw)
+
+        server._on_text = breaks_on_boom  # type: ignore[method-assign]
+        await server.start()
+        try:
+            async with connect(f"{server.url}/ws/guarded") as ws:
+                await ws.send('{"type": "text", "text": "boom"}')
+                error = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                return error, await still_answers(ws), server.guard.failures
+        finally:
+            await server.close()
+            store.close()
+
+    error, alive, failures = run(body())
+    assert error["type"] == "error" and error["code"] == "internal" and alive and failures == 1
+
+
 def test_a_nul_never_reaches_the_memory_or_the_voice(tmp_path: Path) -> None:
     async def body() -> tuple[dict[str, Any], dict[str, Any]]:
         server, store = make_server(tmp_path)
