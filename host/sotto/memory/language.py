@@ -16,7 +16,7 @@ import re
 EN_ADMISSIONS = re.compile(
     r"\b(?:i (?:said|read|got|heard|wrote|typed|had|put|gave you|told you|remembered|misread|misspoke|mixed)"
     r"(?: (?:it|that|this|them|those|the \w+|you the \w+|\w+ and \w+))?(?: (?:wrong|incorrectly|mixed up|up|wrong before|backwards))"
-    r"|i misread(?: it| that)?|i misspoke|i mixed (?:it|that|this|them|those|\w+ and \w+|the \w+ and the \w+) up|i mixed up (?:the \w+|\w+ and \w+|them)"
+    r"|i misread(?: it| that)?|i misspoke|i misheard(?: it| that| the \w+)?|i (?:transposed|swapped|flipped) (?:the|two|some)? ?(?:digits|numbers|letters)|(?:the )?digits (?:were|are) (?:swapped|the wrong way round)|i mixed (?:it|that|this|them|those|\w+ and \w+|the \w+ and the \w+) up|i mixed up (?:the \w+|\w+ and \w+|them)"
     r"|i got (?:it|that|them) (?:mixed up|backwards|wrong)|(?:that was|that's|it was|my) (?:a )?(?:mistake|typo|bad|error|slip)"
     r"|(?:silly|stupid) me|my (?:mistake|bad|error)|scratch that|strike that|let me (?:correct|fix|rephrase) (?:that|it|myself)"
     r"|correction|i was wrong|i meant to say|i meant|what i meant was|i mean|i made a mistake|i take (?:it|that) back"

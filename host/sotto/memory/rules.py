@@ -408,6 +408,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         said = set().union(*(content_stems(v.text) | content_stems(v.key) | content_stems(v.unit) for v in st.values)) if st.values else set()
         if st.values and note_keys <= said:
             continue  # the values said it all
+        contexts = set().union(*(content_stems(v.context) for v in st.values)) if st.values else set()
+        if st.values and len(note_keys) < 2 and note_keys <= said | contexts:
+            continue  # "The call is": what is left is the values' own clause
         item = Item(key=_key_of(st.frame, lang), value=note, kind=KIND_NOTE, turn=turn)
         if not result.said or result.said[-1] != body:
             result.said.append(body)

@@ -61,6 +61,13 @@ _EN_ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-
 # "a table for four", "lasagne for six": a bare count after "for" counts people.
 _EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
 _EN_FOR_COUNT = re.compile(rf"\bfor ((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b(?=\s*(?:[,.;!?]|$|people|persons|guests|tonight|on|at|this|next|tomorrow))", re.I)
+# "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
+_EN_MOVED_TO = re.compile(
+    rf"\b(?:push|pushed|move|moved|bump|bumped|shift|shifted|change|changed|bring|brought|put|reschedule|rescheduled)\b[^,.;!?]{{0,30}}?\bto (?P<t>(?:{EN_NUMBER_WORDS}|\d{{1,2}})(?:[- ](?:thirty|fifteen|forty-five|o'clock))?)\b(?! (?:people|persons|guests|of|[a-z]+s\b))",
+    re.I,
+)
+# "two more", "one fewer" with no noun: a change to the count last spoken of.
+_EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 _EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
 _TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
 _CAP = r"[A-Z][\w'’-]*"
@@ -142,6 +149,7 @@ class Value:
     unit: str = ""  # for a quantity: the thing counted, as a key ("people", "bike", "milligram")
     prep: str = ""  # the preposition said before it ("at", "on", "from")
     delta: bool = False  # "two more": a change relative to a stored quantity
+    delta_sign: int = 1  # -1 for "two fewer", 少一个人
     negated: bool = False  # said as the value that no longer holds ("not 6", "than Thursday")
     maybe_old: bool = False  # "from 6 to 7": the old value when it is stored, else a value
     key: str = ""  # what the value is about (a copula subject: "the dose is ...")
@@ -224,7 +232,9 @@ def unit_key(unit: str, lang: str) -> str:
     if lang == "zh":
         if u in L.ZH_PEOPLE_UNITS or u.endswith("人"):
             return "people"
-        return u[1:] if len(u) > 1 else u  # "个师傅" -> "师傅": the thing counted, not its measure word
+        if u == "个":
+            return ""  # the general measure word says nothing of what is counted
+        return u
     if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS:
         return "people"
     return " ".join(stem(w.replace("’", "'").removesuffix("'s")) for w in u.split())
@@ -286,6 +296,10 @@ def _en_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_DATE)
     for m in _EN_BARE_TIME.finditer(text):
         add(m.start(1), m.end(1), KIND_TIME)
+    for m in _EN_MOVED_TO.finditer(text):
+        add(m.start("t"), m.end("t"), KIND_TIME)
+    for m in _EN_BARE_DELTA.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="", delta=True, delta_sign=-1 if m.group("dir").lower() in ("fewer", "less") else 1)
     for m in _EN_FREQUENCY.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
     for m in _EN_QUANTITY.finditer(text):
@@ -451,7 +465,10 @@ def _zh_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
-        add(m.start(), m.end(), KIND_QUANTITY, unit=unit, delta=bool(m.group("delta") == "多"))
+        before = text[max(0, m.start() - 3): m.start()]
+        less = re.search(r"(?:少|减|减少|去掉)了?$", before) is not None
+        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加)了?$", before) is not None
+        add(m.start(), m.end(), KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
     for m in _ZH_TITLED.finditer(text):

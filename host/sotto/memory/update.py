@@ -102,7 +102,11 @@ def number_of(text: str) -> float | None:
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if stored.kind == value.kind:
         if value.kind == KIND_QUANTITY:
-            return item_unit(stored, lang) == unit_key(value.unit, lang)
+            a, b = item_unit(stored, lang), unit_key(value.unit, lang)
+            if lang == "zh":
+                # "两份" counts what "三份炒饭" counts; a bare 个 counts anything.
+                return a == b or not a or not b or a.startswith(b) or b.startswith(a)
+            return a == b
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
     if value.kind == KIND_NUMBER and stored.kind in bare:
@@ -173,7 +177,11 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
     # A negated value that is not stored and has no new value of its kind is just said.
     for v in news:
         if v.kind == KIND_QUANTITY and v.delta:
-            base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == unit_key(v.unit, lang)]
+            wanted_unit = unit_key(v.unit, lang) if v.unit else ""
+            base = [s for s in current if s.kind == KIND_QUANTITY and (not wanted_unit or _kind_compatible(s, v, lang))]
+            if not wanted_unit:
+                people = [s for s in base if item_unit(s, lang) == "people"]
+                base = people or base
             if not base:
                 base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
             absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta]
@@ -184,7 +192,7 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
             n_old, n_delta = number_of(target.value), number_of(v.text)
             if n_old is None or n_delta is None:
                 continue
-            sign = -1 if re.search(r"fewer|less|少|减", v.text) else 1
+            sign = v.delta_sign
             total = int(n_old + sign * n_delta)
             unit = re.sub(r"^\$?\s*\S+\s*", "", target.value) if lang != "zh" else target.value.lstrip("零〇一二两三四五六七八九十百千万0123456789")
             new_item = Item(key=target.key, value=f"{total} {unit}".strip() if lang != "zh" else f"{total}{unit}", kind=KIND_QUANTITY, turn=turn)
@@ -234,6 +242,9 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
                 # The new value is about what the old one was about, and what was said now.
                 joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
                 new_item.key = _dedupe_words(joined)[:60]
+            half = re.search(r"\s*(?:[ap]\.?m\.?|in the (?:morning|afternoon|evening)|at night)$", decision.target.value, re.I)
+            if v.kind == KIND_TIME and half and re.fullmatch(r"\d{1,2}(?::\d{2})?|[a-z]+(?:[- ][a-z]+)?", v.text, re.I) and lang != "zh":
+                new_item.value = v.text + half.group(0)  # "push it to 6" after "5 pm": 6 pm
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_QUANTITY and _is_bare_number(v.text):
                 # "the guest count is thirty now": the count keeps its unit.
                 unit = item_unit_words(decision.target)
