@@ -101,12 +101,14 @@ def number_of(text: str) -> float | None:
 
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if stored.kind == value.kind:
+        if value.kind == KIND_NUMBER and _is_bare_number(value.text) != _is_bare_number(stored.value):
+            return False  # "book four" does not replace the code "AV-6620-K"
         if value.kind == KIND_QUANTITY:
             a, b = item_unit(stored, lang), unit_key(value.unit, lang)
             if lang == "zh":
                 # "两份" counts what "三份炒饭" counts; a bare 个 counts anything.
                 return a == b or not a or not b or a.startswith(b) or b.startswith(a)
-            return a == b
+            return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
     if value.kind == KIND_NUMBER and stored.kind in bare:
@@ -149,7 +151,7 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
         key = re.sub(r"^(?:我们|我|你|请|帮我|要|想|得|需要|的)+", "", key)[:12]
     else:
         content = [w for w in re.findall(r"[A-Za-z][\w'’-]*", words) if content_stems(w)]
-        key = " ".join(content[:4])
+        key = " ".join(content[:6])
     if value.kind == KIND_QUANTITY and value.unit and value.unit not in key:
         key = (value.unit + " " + key).strip() if lang != "zh" else value.unit + key
     for q in value.qualifiers:
@@ -242,6 +244,10 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
                 # The new value is about what the old one was about, and what was said now.
                 joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
                 new_item.key = _dedupe_words(joined)[:60]
+            month = re.search(r"\s+of\s+[A-Z][a-z]+$|^[A-Z][a-z]+(?=\s+\d)", decision.target.value)
+            if v.kind == KIND_DATE and month and not re.search(r"\b(?:of )?[A-Z][a-z]+\b", v.text) and re.search(r"\d|(?:st|nd|rd|th)$", v.text):
+                # "it's the 13th" after "the 3rd of March": the 13th of March.
+                new_item.value = v.text + month.group(0) if month.group(0).startswith(" ") else f"{month.group(0)} {v.text}"
             half = re.search(r"\s*(?:[ap]\.?m\.?|in the (?:morning|afternoon|evening)|at night)$", decision.target.value, re.I)
             if v.kind == KIND_TIME and half and re.fullmatch(r"\d{1,2}(?::\d{2})?|[a-z]+(?:[- ][a-z]+)?", v.text, re.I) and lang != "zh":
                 new_item.value = v.text + half.group(0)  # "push it to 6" after "5 pm": 6 pm
@@ -320,7 +326,9 @@ def _by_key(
             overlap += len(keys & (frame_keys - own))
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
-        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _same_shape(s.value, v.text):
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _spelled_again(s.value, v.text):
+            overlap += 3  # "the name's spelt Garreth": the same name, spelled right
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
             overlap += 2  # "WM-7240" after "WM-7420": the same code read again
         if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY:
             overlap += 2  # same unit: the same count ("so eight people now")
@@ -338,7 +346,8 @@ def _by_key(
         if _qualified_apart(v, target, statement) and not statement.change_cue:
             return None
         return Decision(UPDATE, new_item, target, "same key")
-    bare = not statement.frame_keys  # "Seven, then.": the sentence is only the value
+    # "Seven, then.": the sentence is only the value (a count with its own noun is not bare).
+    bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit)
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
     cued = v.cue or statement.admission or statement.anaphoric_cue
@@ -353,12 +362,33 @@ def _by_key(
 def _same_shape(a: str, b: str) -> bool:
     """Two codes of one pattern that differ in a few characters: a misread, not another code."""
     sa, sb = re.sub(r"\s", "", a), re.sub(r"\s", "", b)
-    if len(sa) != len(sb) or len(sa) < 4 or sa == sb:
+    if len(sa) != len(sb) or sa == sb or len(sa) < 2:
         return False
+    if len(sa) < 4 and not re.search(r"[A-Za-z]", sa):
+        return sorted(sa) == sorted(sb)  # "241" after "214": the same digits read in another order
     pattern = lambda x: re.sub(r"\d", "9", re.sub(r"[A-Za-z]", "A", x))  # noqa: E731
     if pattern(sa) != pattern(sb):
         return False
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
+
+
+def _is_code(text: str) -> bool:
+    """An ID rather than an amount: letters in it, or three digits and more."""
+    return re.search(r"[A-Za-z]", text) is not None or len(re.sub(r"\D", "", text)) >= 3
+
+
+def _spelled_again(a: str, b: str) -> bool:
+    """Two spellings of one name: same first letter, one or two letters apart."""
+    x, y = a.lower(), b.lower()
+    if x == y or not x or not y or x[0] != y[0] or abs(len(x) - len(y)) > 2 or min(len(x), len(y)) < 3:
+        return False
+    prev = list(range(len(y) + 1))
+    for i, cx in enumerate(x, 1):
+        cur = [i]
+        for j, cy in enumerate(y, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (cx != cy)))
+        prev = cur
+    return prev[-1] <= 2
 
 
 def _qualified_apart(v: Value, target: Item, statement: Statement) -> bool:
