@@ -178,6 +178,7 @@ class Statement:
     admission: bool = False
     additive: bool = False
     anaphoric_cue: bool = False  # a clause with a cue and a pronoun only: "let's go with her", "就这个吧"
+    strong_cue: bool = False  # a preference said anywhere in the sentence ("the later slot works better")
 
 
 # ------------------------------------------------------------------ what a question asks for
@@ -356,7 +357,12 @@ def _en_values(text: str) -> list[Value]:
         # Sentence-initial capitals are names only when known to be names (a title) or
         # followed by a verb of being/doing: "Priya is driving".
         tokens = span.split()
-        while tokens and tokens[0].lower().strip("'’") in _EN_NOT_NAMES:
+        sentence_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?"
+        while tokens and (
+            tokens[0].lower().strip("'’") in _EN_NOT_NAMES
+            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]))  # "Booking Biscuit"
+            or (tokens[0].isupper() and len(tokens[0]) > 1 and not re.match(_TITLE, tokens[0]))  # "RSVP"
+        ):
             start += len(tokens[0]) + 1
             tokens = tokens[1:]
         if not tokens:
@@ -380,6 +386,8 @@ def _en_values(text: str) -> list[Value]:
                 end += right.end()  # "the Riverside clinic", "Northgate lab": a place
         titled = re.match(_TITLE + r" ", span) is not None
         kind = KIND_PLACE if not titled and (_PLACE_PREP.search(text[:start]) or _PLACE_NOUNS.search(text[start:end])) else KIND_NAME
+        if kind == KIND_NAME and text[start:end].endswith(("'s", "’s")):
+            end -= 2  # "Amara's swim practice": the name is Amara
         add(start, end, kind)
     for m in _EN_KIN.finditer(text):
         add(m.start(), m.end(), KIND_NAME)
@@ -657,6 +665,7 @@ def read_sentence(sentence: str, lang: str) -> Statement:
     st = Statement(text=text, lang=lang, raw=sentence, question=reader.is_question(sentence), admission=admission)
     st.change_cue = admission or L.has_change_cue(sentence, lang)
     st.additive = L.has_additive(text, lang)
+    st.strong_cue = L.has_strong_cue(sentence, lang)
     st.values = reader.values(text)
     st.frame = reader.without(text, st.values, all_kinds=True)
     st.note = reader.without(text, st.values, all_kinds=False)

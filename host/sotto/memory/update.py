@@ -119,7 +119,7 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
 
 
 def _is_bare_number(text: str) -> bool:
-    return re.fullmatch(rf"(?:\d{{1,3}}|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
+    return re.fullmatch(rf"(?:\d{{1,3}}(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
 
 
 def item_unit(item: Item, lang: str) -> str:
@@ -314,6 +314,8 @@ def _by_key(
     for o in statement.values:
         if o.kind == KIND_NAME:
             names |= content_stems(o.text)
+    if v.cue or statement.strong_cue or statement.admission:
+        names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
     own = (content_stems(v.context) | content_stems(v.key)) - names
     frame_keys = statement.frame_keys - names
     scored: list[tuple[int, int, Item]] = []
@@ -346,11 +348,13 @@ def _by_key(
         if _qualified_apart(v, target, statement) and not statement.change_cue:
             return None
         return Decision(UPDATE, new_item, target, "same key")
-    # "Seven, then.": the sentence is only the value (a count with its own noun is not bare).
-    bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit)
+    # "Seven, then.": the sentence is only the value (a count with its own noun is not bare;
+    # "me, Carlos and our daughter Rosa" is a list, not a restatement).
+    news = [o for o in statement.values if not o.negated]
+    bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
-    cued = v.cue or statement.admission or statement.anaphoric_cue
+    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue
     if (cued or bare) and not adds and _no_key_of_its_own(v, statement, candidates):
         latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
         if not cued and _qualified_apart(v, latest, statement):
