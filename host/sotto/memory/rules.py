@@ -323,11 +323,11 @@ def _modifier_swap(text: str, state: SessionState) -> tuple[str, str] | None:
     notes = [state.current_task] + [i.value for i in state.all_items() if i.kind == KIND_NOTE]
     words = re.findall(r"[A-Za-z][\w'-]*", text)
     for modifier, noun in zip(words, words[1:]):
-        if modifier.lower() in EN_STOPWORDS or noun.lower() in EN_STOPWORDS or not content_stems(noun) or not content_stems(modifier):
+        if modifier.lower() in EN_STOPWORDS or noun.lower() in EN_STOPWORDS or not content_stems(noun):
             continue
         for note in notes:
             m = re.search(rf"\b([A-Za-z][\w-]*) {re.escape(noun)}\b", note, re.I)
-            if m and m.group(1).lower() != modifier.lower() and m.group(1).lower() not in EN_STOPWORDS and content_stems(m.group(1)):
+            if m and m.group(1).lower() != modifier.lower() and m.group(1).lower() not in EN_STOPWORDS:
                 return m.group(0), f"{modifier.lower() if not modifier[0].isupper() or m.group(1)[0].islower() else modifier} {m.group(0).split(' ', 1)[1]}"
     return None
 

@@ -158,6 +158,7 @@ class Value:
     delta_sign: int = 1  # -1 for "two fewer", 少一个人
     negated: bool = False  # said as the value that no longer holds ("not 6", "than Thursday")
     maybe_old: bool = False  # "from 6 to 7": the old value when it is stored, else a value
+    weak: bool = False  # a role word standing for a person ("my sister"): never replaces a name by a cue alone
     key: str = ""  # what the value is about (a copula subject: "the dose is ...")
     qualifiers: list[str] = field(default_factory=list)  # days said with a time ("1:30 on Wednesdays")
     context: str = ""  # the words of its own clause, without values: what else it may be about
@@ -357,7 +358,7 @@ def _en_values(text: str) -> list[Value]:
         # Sentence-initial capitals are names only when known to be names (a title) or
         # followed by a verb of being/doing: "Priya is driving".
         tokens = span.split()
-        sentence_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?"
+        sentence_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         while tokens and (
             tokens[0].lower().strip("'’") in _EN_NOT_NAMES
             or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]))  # "Booking Biscuit"
@@ -372,7 +373,7 @@ def _en_values(text: str) -> list[Value]:
         if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
             span = span[:-2]  # "Priya's taking": "Priya is taking"
             following = "'s" + following
-        at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?"
+        at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span):
             continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts
         end = start + len(span)
@@ -390,7 +391,7 @@ def _en_values(text: str) -> list[Value]:
             end -= 2  # "Amara's swim practice": the name is Amara
         add(start, end, kind)
     for m in _EN_KIN.finditer(text):
-        add(m.start(), m.end(), KIND_NAME)
+        add(m.start(), m.end(), KIND_NAME, weak=True)
     # "at the airport", "to the hotel": a place noun phrase after a preposition of place.
     for m in re.finditer(rf"\b(?P<prep>at|to|from|in|near)\s+(?P<np>the\s+(?:[a-z]+\s+){{0,2}}?(?:{_PLACE_NOUN_WORDS}))\b", text, re.I):
         add(m.start("np"), m.end("np"), KIND_PLACE, prep=m.group("prep").lower())
@@ -527,7 +528,7 @@ def _zh_values(text: str) -> list[Value]:
     for m in _ZH_TITLED.finditer(text):
         add(m.start(), m.end(), KIND_NAME)
     for m in _ZH_KIN.finditer(text):
-        add(m.start(), m.end(), KIND_NAME)
+        add(m.start(), m.end(), KIND_NAME, weak=True)
     for m in _ZH_NAME_AFTER.finditer(text):
         name = m.group("name")
         if any(c in ZH_FUNCTION_CHARS for c in name[:1]) or _ZH_DATE.fullmatch(name) or _ZH_TIME.fullmatch(name):

@@ -112,6 +112,9 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
     if value.kind == KIND_NUMBER and stored.kind in bare:
+        decimal = re.match(r"\d+\.\d", value.text) is not None
+        if decimal != (re.match(r"\d+\.\d", stored.value) is not None):
+            return False  # "0.12" is a measure, not a count of "one enclosure"
         return _is_bare_number(value.text)
     if value.kind == KIND_QUANTITY and stored.kind == KIND_NUMBER:
         return _is_bare_number(stored.value)
@@ -355,7 +358,7 @@ def _by_key(
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
     cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue
-    if (cued or bare) and not adds and _no_key_of_its_own(v, statement, candidates):
+    if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, statement, candidates):
         latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
