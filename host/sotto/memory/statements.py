@@ -464,12 +464,13 @@ def _en_copula_key(text: str, value: Value) -> str:
     before = text[: value.start]
     m = _COPULA.search(before)
     if m:
-        head = before[: m.start()]
+        head = re.split(r"[,;:]", before[: m.start()])[-1]  # the subject is in the value's own clause
         words = re.findall(r"[A-Za-z][\w'’-]*", head)[-4:]
         keep: list[str] = []
         for w in reversed(words):
             lw = w.lower()
-            if lw in ("the", "my", "our", "your", "his", "her", "their", "its", "a", "an", "and", "so", "that", "this", "it", "which", "where") or lw in L.EN_EMPTY_WORDS:
+            if lw in ("the", "my", "our", "your", "his", "her", "their", "its", "a", "an", "and", "so", "that", "this", "it", "which", "where",
+                      "he", "she", "they", "we", "i", "you", "there", "here") or lw in L.EN_EMPTY_WORDS:
                 break
             keep.insert(0, w)
         key = " ".join(keep[-3:])
@@ -512,6 +513,8 @@ def _zh_values(text: str) -> list[Value]:
         period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
         add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
     for m in _ZH_TIME.finditer(text):
+        if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0).endswith("点"):
+            continue  # "近一点": a little closer, not one o'clock
         add(m.start(), m.end(), KIND_TIME)
     for m in _ZH_DATE.finditer(text):
         add(m.start(), m.end(), KIND_DATE)

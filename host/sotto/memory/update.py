@@ -172,6 +172,14 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
     maybe = [v for v in statement.values if v.maybe_old and any(_same_value(s, v.text) for s in stored)]
+    mentioned: list[Item] = []
+    if statement.change_cue or statement.strong_cue or statement.admission:
+        # "黄老师那边换人了，现在是赵老师": a stored value named beside a new one of its kind, in
+        # a sentence of change, is the one that changes (when no key says otherwise).
+        for v in statement.values:
+            if v.negated or v in maybe:
+                continue
+            mentioned += [s for s in stored if _same_value(s, v.text)]
     olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
     news = [v for v in statement.values if not v.negated and v not in maybe]
     current = list(stored)
@@ -235,7 +243,7 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
             out.decisions.append(Decision(NOOP, None, next(s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value)), "said again"))
             continue
         if decision is None and candidates:
-            decision = _by_key(v, new_item, candidates, statement, lang, known_names)
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned)
         if decision is None:
             decision = Decision(ADD, new_item, None, "a new value")
         out.decisions.append(decision)
@@ -247,6 +255,10 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
                 # The new value is about what the old one was about, and what was said now.
                 joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
                 new_item.key = _dedupe_words(joined)[:60]
+            old_digits, new_digits = re.sub(r"\D", "", decision.target.value), re.sub(r"\D", "", v.text)
+            if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
+                # "the last four digits are 8837": the rest of the number stays.
+                new_item.value = _replace_tail_digits(decision.target.value, new_digits)
             month = re.search(r"\s+of\s+[A-Z][a-z]+$|^[A-Z][a-z]+(?=\s+\d)", decision.target.value)
             if v.kind == KIND_DATE and month and not re.search(r"\b(?:of )?[A-Z][a-z]+\b", v.text) and re.search(r"\d|(?:st|nd|rd|th)$", v.text):
                 # "it's the 13th" after "the 3rd of March": the 13th of March.
@@ -290,6 +302,19 @@ def _contains_value(item: Item, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(t)}(?!\w)", v) is not None
 
 
+def _replace_tail_digits(value: str, tail: str) -> str:
+    out = list(value)
+    i = len(out) - 1
+    for digit in reversed(tail):
+        while i >= 0 and not out[i].isdigit():
+            i -= 1
+        if i < 0:
+            break
+        out[i] = digit
+        i -= 1
+    return "".join(out)
+
+
 def _ends_with(value: str, tail: str) -> bool:
     digits = re.sub(r"\D", "", value)
     t = re.sub(r"\D", "", tail)
@@ -309,7 +334,8 @@ def _same_value(item: Item, text: str) -> bool:
 
 
 def _by_key(
-    v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str]
+    v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
+    mentioned: list[Item] | None = None,
 ) -> Decision | None:
     # Names are who a value concerns, not what it is about: "Mia needs her book this
     # week" says nothing about Mia's Tuesday piano.
@@ -358,6 +384,9 @@ def _by_key(
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
     cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue
+    named = [s for s in (mentioned or []) if s in candidates]
+    if cued and not adds and named:
+        return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, statement, candidates):
         latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
         if not cued and _qualified_apart(v, latest, statement):
