@@ -13,7 +13,7 @@ from sotto.errors import AudioFormatError
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.sim import SimulatedBoard
 from sotto.sim.audio import read_wav
-from sotto.voice.ports import LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.link.events import LinkStatus, MicAudio, PlaybackReport, PortEvent
 
 from sim_support import collect, tone, until
 

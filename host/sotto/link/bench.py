@@ -43,7 +43,7 @@ from sotto.link import messages as m
 from sotto.link.board_link import BoardLink
 from sotto.link.board_stats import BoardStatsCollector, describe
 from sotto.link.formats import frame_line_bytes, line_bytes_per_s
-from sotto.voice.ports import LinkStatus
+from sotto.link.events import LinkStatus
 
 log = logging.getLogger("sotto.bench")
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 import re
 
 from sotto.errors import StoreError
+from sotto.memory.items import KIND_NOTE
 from sotto.memory.schema import SchemaViolation
 from sotto.memory.state import SessionState
+from sotto.untrusted import ascii_int
 
 STRING_FIELDS = ("current_task", "last_topic")
 LIST_FIELDS = ("facts", "pending_steps", "completed_steps")
 PROFILE_FIELDS = ("names", "preferences", "constraints")
-_EDIT = re.compile(r"^(?P<field>[a-z_.]+)(?:\[(?P<index>-?\d+)\])?(?P<op>\+?=)(?P<value>.*)$", re.S)
+_EDIT = re.compile(r"^(?P<field>[a-z_.]+)(?:\[(?P<index>-?[0-9]+)\])?(?P<op>\+?=)(?P<value>.*)$", re.S | re.ASCII)
 
 
 def edit_state(state: SessionState, assignment: str) -> SessionState:
@@ -38,19 +40,25 @@ def edit_state(state: SessionState, assignment: str) -> SessionState:
             raise StoreError(f"--set: {name} is a text field: use {name}=VALUE")
         owner[name] = value
     else:
-        items: list[str] = owner[name]
+        items: list = owner[name]  # type: ignore[type-arg]  # names: strings; the rest: items
         if op == "+=":
             if index is not None or not value:
                 raise StoreError(f"--set: append with {name}+=VALUE (a non-empty value)")
-            items.append(value)
+            items.append(value if name == "names" else {"key": "", "value": value, "kind": KIND_NOTE, "turn": 0})
         elif index is None:
             raise StoreError(f"--set: {name} is a list: use {name}[i]=VALUE or {name}+=VALUE", hint=f"{len(items)} item(s) now")
         else:
-            i = int(index)
+            magnitude = ascii_int(index.removeprefix("-"), max_digits=6)
+            if magnitude is None:
+                raise StoreError(f"--set: {name}[{index[:12]}...] is not an index ({len(items)} item(s))")
+            i = -magnitude if index.startswith("-") else magnitude
             if not -len(items) <= i < len(items):
                 raise StoreError(f"--set: {name}[{i}] does not exist ({len(items)} item(s))")
             if value:
-                items[i] = value
+                if name == "names":
+                    items[i] = value
+                else:
+                    items[i] = dict(items[i], value=value)
             else:
                 del items[i]
     try:

@@ -1,0 +1,512 @@
+"""The agent facade: a session id and the user's final words in, a spoken reply out,
+with the working memory updated and persisted on the way.
+
+    agent = Agent(model, Store())
+    turn = agent.start_turn("kitchen", "Book a table at Luigi's for four")  # rules applied, committed
+    run(turn.actions)                                  # (a) board actions asked for, before the answer
+    for sentence in turn.sentences(): speak(sentence)  # (b) sentence by sentence
+    turn.cancel()        # (c) barge-in, from any thread: the model stream stops
+    turn.shorten(1)      # (d) from any thread: at most one sentence from now on
+    result = turn.finish()   # the model's patch, validated and committed; the turn record
+
+Why the reply starts before the model's patch: on the embedded 135M model a grammar-
+constrained patch costs 1-2 s on 2 cores, which alone would break the 1500 ms
+first-answer budget. The rule extractor's state (instant, verbatim, handles
+corrections) is committed first and the reply is written from it; the model's patch
+runs in `finish()`, while the reply is being played, and is merged on top (grounded in
+the user's words) for the next turn. `AgentConfig(model_update="before_reply")` gives
+the strict order (update, then reply) for larger models or when latency does not matter.
+
+Voice sessions and `sotto serve` run turns through the one turn engine
+(`sotto.voice.turn_runner`): each turn as one job on the model worker.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Sequence
+
+from sotto.backfill.corrector import Correction, EntityCorrector
+from sotto.backfill.entities import entities_from_state
+from sotto.engines.base import LanguageModel
+from sotto.errors import SottoError
+from sotto.knowledge.base import KnowledgeBase
+from sotto.agent.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
+from sotto.memory.diff import Change, diff_states
+from sotto.memory.items import KIND_NOTE, Item
+from sotto.memory.monologue import ModelUpdate, Monologue, RulesUpdate
+from sotto.agent.reply import ReplyReport, ReplySentenceOut, ReplyWriter
+from sotto.memory.state import SessionState, bounded
+from sotto.memory.store import Store
+from sotto.memory.text import detect_lang
+from sotto.memory.profile import Profile, profile_key, promote, seed_state
+from sotto.untrusted import clean_text
+
+MAX_WORDS_CHARS = 600
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    model_update: str = "after_reply"  # "after_reply" | "before_reply" | "off"
+    reply_mode: str = "auto"  # "auto" (model, checked, else composed) | "model" | "composed"
+    first_answer_budget_ms: float = 1500.0
+    # The model's first reply sentence must be ready by then, else the composed one is spoken.
+    first_sentence_deadline_ms: float | None = 900.0
+    # Board output names -> GPIO index for "turn on the light" / 开灯.
+    outputs: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_OUTPUTS))
+    # Long-term profile of sessions opened without an explicit one (e.g. "board:kiosk-1");
+    # None: a session only gets a profile when its user says their name.
+    profile_owner: str | None = None
+    promote_every_turns: int = 3  # stable items go to the profile every N turns and at session end
+    # Correct misheard entities in final transcripts against the state's known ones (sotto.backfill).
+    entity_backfill: bool = True
+
+
+@dataclass
+class TurnResult:
+    session_id: str
+    turn: int
+    words: str
+    reply: str
+    reply_source: str
+    state: SessionState
+    changes: list[Change]
+    json_failures: int
+    context_overflows: int
+    interrupted: bool
+    rules_ms: float
+    first_sentence_ms: float | None
+    model_update_ms: float
+    rejected: list[str] = field(default_factory=list)
+    actions: list[RequestedAction] = field(default_factory=list)
+    prior_side_effects: list[str] = field(default_factory=list)
+    corrections: list[Correction] = field(default_factory=list)  # ASR entity backfill
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "turn": self.turn,
+            "user": self.words,
+            "reply": self.reply,
+            "reply_source": self.reply_source,
+            "state": self.state.to_dict(),
+            "changes": [c.to_dict() for c in self.changes],
+            "json_failures": self.json_failures,
+            "context_overflows": self.context_overflows,
+            "interrupted": self.interrupted,
+            "rules_ms": round(self.rules_ms, 1),
+            "first_sentence_ms": None if self.first_sentence_ms is None else round(self.first_sentence_ms, 1),
+            "model_update_ms": round(self.model_update_ms, 1),
+            "actions": [{"name": a.name, "value": a.value, "description": a.description} for a in self.actions],
+            "prior_side_effects": list(self.prior_side_effects),
+            "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.corrections],
+        }
+
+
+class Agent:
+    def __init__(
+        self,
+        model: LanguageModel | None,
+        store: Store,
+        *,
+        config: AgentConfig | None = None,
+        knowledge: KnowledgeBase | None = None,
+    ) -> None:
+        """`knowledge`: system knowledge (`sotto.knowledge.load_configured_knowledge(flag)`),
+        given to the reply only, never written into the state."""
+        self.model = model
+        self.knowledge = knowledge
+        self.store = store
+        self.config = config or AgentConfig()
+        self.monologue = Monologue(model if self.config.model_update != "off" else None)
+        self.writer = ReplyWriter(
+            model,
+            mode=self.config.reply_mode,
+            first_sentence_deadline_ms=self.config.first_sentence_deadline_ms,
+            knowledge=knowledge,
+        )
+        # llama.cpp is not thread-safe and one session's turns must not interleave.
+        self._model_lock = threading.Lock()  # released by whichever thread finishes the turn
+        # One corrector per session, rebuilt when the state's entity set changes.
+        self._correctors: dict[str, tuple[tuple[str, ...], EntityCorrector]] = {}
+
+    def backfill(self, session_id: str, state: SessionState, words: str) -> tuple[str, list[Correction]]:
+        """The words with misheard known entities corrected (ASR backfill), and the corrections."""
+        if not self.config.entity_backfill:
+            return words, []
+        known = tuple(entities_from_state(state))
+        if not known:
+            return words, []
+        cached = self._correctors.get(session_id)
+        if cached is None or cached[0] != known:
+            cached = (known, EntityCorrector(known, "auto"))
+            self._correctors[session_id] = cached
+        return cached[1].correct(words)
+
+    @property
+    def llm_name(self) -> str:
+        return self.model.name if self.model is not None else "none"
+
+    def state(self, session_id: str) -> SessionState:
+        return self.store.ensure_session(session_id)
+
+    # -------------------------------------------------------------- long-term profiles
+
+    def open_session(self, session_id: str, *, profile: str | None = None) -> SessionState:
+        """The session's state; a new session starts with its profile's stable items.
+
+        `profile` is a user name or key ("Ana", "user:ana", "board:kiosk-1"); default
+        `AgentConfig.profile_owner`. Only the profile's names, preferences and
+        constraints are seeded: nothing of an earlier session's task or facts.
+        """
+        key = profile_key(profile) if profile else (profile_key(self.config.profile_owner, kind="board") if self.config.profile_owner else None)
+        latest = self.store.latest(session_id)
+        if key is not None:
+            self.store.bind_profile(session_id, key)
+        if latest is not None:
+            return latest.state
+        state = self.store.ensure_session(session_id)
+        stored = self.store.profile(key) if key is not None else None
+        if stored is not None and not stored.is_empty():
+            seeded = seed_state(state, stored)
+            changes = diff_states(state, seeded)
+            if changes:
+                seeded.touch()
+                self.store.commit(seeded, turn=0, source="profile", changes=changes, note=f"seeded from {key}")
+                state = seeded
+        return state
+
+    def promote_profile(self, session_id: str, state: SessionState | None = None) -> list[str]:
+        """Copy the session's stable items (user_profile) to its profiles; returns the keys written.
+
+        Written to the session's bound profile and, once the user's name is known, to
+        `user:<name>`; the task, steps and facts stay in the session.
+        """
+        state = state or self.store.ensure_session(session_id)
+        keys: list[str] = []
+        bound = self.store.session_profile(session_id)
+        if bound:
+            keys.append(bound)
+        if state.user_profile.names:
+            try:
+                keys.append(profile_key(state.user_profile.names[0]))
+            except SottoError:
+                pass  # a name that cannot be a key: the bound profile still gets it
+        written: list[str] = []
+        for key in dict.fromkeys(keys):
+            current = self.store.profile(key) or Profile(key)
+            updated = promote(current, state)
+            if updated.is_empty():
+                continue
+            self.store.put_profile(updated, source_session=session_id)  # new items remember their session
+            written.append(key)
+        if written:
+            self.store.append_trace(session_id, {"type": "profile_promoted", "profiles": written})
+        return written
+
+    def end_session(self, session_id: str) -> list[str]:
+        """At session end: promote the stable items to the long-term profile."""
+        with self._model_lock:
+            if self.store.latest(session_id) is None:
+                return []
+            return self.promote_profile(session_id)
+
+    def _with_named_profile(self, session_id: str, before: SessionState, state: SessionState) -> SessionState:
+        """A name said for the first time in this session brings that user's profile in."""
+        new_names = [n for n in state.user_profile.names if n not in before.user_profile.names]
+        if not new_names or before.user_profile.names:
+            return state
+        try:
+            stored = self.store.profile(profile_key(new_names[0]))
+        except SottoError:
+            return state
+        if stored is None or stored.is_empty():
+            return state
+        if not self.store.session_profile(session_id):
+            self.store.bind_profile(session_id, stored.key)
+        return seed_state(state, stored)
+
+    def start_turn(
+        self,
+        session_id: str,
+        words: str,
+        *,
+        turn: int | None = None,
+        lang: str | None = None,
+        prior_side_effects: Sequence[str] = (),
+    ) -> "Turn":
+        """Commit the rules' update for the words and return the turn (its reply comes next).
+
+        Board actions asked for ("set the volume to 30", 开灯) are taken out of the words
+        before the memory update and recorded as facts ("volume set to 30"); the turn
+        carries them so the responder hands them to the harness before the answer.
+        `prior_side_effects` (actions that already ran in an interrupted turn) are noted
+        in the state and mentioned at the start of the reply.
+        """
+        words = " ".join(clean_text(words).split())[:MAX_WORDS_CHARS]  # no NUL/control/lone surrogate is stored
+        self._model_lock.acquire()  # released by Turn.finish()
+        try:
+            before = self.open_session(session_id) if self.store.latest(session_id) is None else self.store.ensure_session(session_id)
+            number = turn if turn is not None else self.store.last_turn(session_id) + 1
+            started = time.perf_counter()
+            heard = words
+            words, corrections = self.backfill(session_id, before, words)
+            if corrections:
+                self.store.append_trace(
+                    session_id,
+                    {
+                        "type": "asr_backfill",
+                        "turn": number,
+                        "corrections": [{"heard": c.heard, "entity": c.entity, "reason": c.reason} for c in corrections],
+                    },
+                )
+            turn_lang = lang or detect_lang(words)
+            actions = extract_actions(
+                words, turn_lang, outputs=self.config.outputs, volume_now=volume_from_facts([f.value for f in before.facts])
+            )
+            memory_words = words_without_actions(words, actions) if actions else words
+            rules = self.monologue.rules_update(before, memory_words, lang=turn_lang, turn=number)
+            prior = [str(p)[:120] for p in prior_side_effects if str(p).strip()][:4]
+            if actions or prior:
+                noted = _note_actions(rules.state, actions, prior, number)
+                rules.changes = rules.changes + diff_states(rules.state, noted)
+                rules.state = noted
+            if rules.rules.patch.add_names:
+                known = self._with_named_profile(session_id, before, rules.state)
+                if known is not rules.state:
+                    rules.changes = rules.changes + diff_states(rules.state, known)
+                    rules.state = known
+            rules_ms = (time.perf_counter() - started) * 1000
+            state = rules.state
+            if rules.changes:
+                state.touch()
+                self.store.commit(state, turn=number, source="rules", changes=rules.changes)
+            t = Turn(
+                self, session_id, number, memory_words, before, rules, rules_ms, actions=actions, prior=prior, heard=words
+            )
+            t.asr_text, t.backfill = heard, corrections
+            if self.config.model_update == "before_reply":
+                t._run_model_update()
+            return t
+        except BaseException:
+            self._model_lock.release()
+            raise
+
+    def run_turn(
+        self,
+        session_id: str,
+        words: str,
+        *,
+        turn: int | None = None,
+        lang: str | None = None,
+        prior_side_effects: Sequence[str] = (),
+    ) -> TurnResult:
+        """A whole turn without a voice: update, reply, finish."""
+        t = self.start_turn(session_id, words, turn=turn, lang=lang, prior_side_effects=prior_side_effects)
+        try:
+            for _ in t.sentences():
+                pass
+        finally:
+            result = t.finish()
+        return result
+
+
+_VOLUME_FACT_PREFIXES = ("volume set to ", "音量调到")
+ACTION_KEY = "board action"
+DONE_PREFIX = {"en": "already done: ", "zh": "已经完成："}
+
+
+def _note_actions(state: SessionState, actions: list[RequestedAction], prior: list[str], turn: int = 0) -> SessionState:
+    """The state with the requested actions (and those already run) as facts; one volume fact at most."""
+    out = state.copy()
+    for action in actions:
+        if action.name == "volume":
+            out.facts = [f for f in out.facts if not f.value.startswith(_VOLUME_FACT_PREFIXES)]
+        out.facts = [f for f in out.facts if f.value != action.description] + [
+            Item(key=action.name, value=action.description, kind=KIND_NOTE, turn=turn)
+        ]
+    for done in prior:
+        fact = (DONE_PREFIX["zh"] if detect_lang(done) == "zh" else DONE_PREFIX["en"]) + done
+        if not any(f.value == fact for f in out.facts):
+            out.facts.append(Item(key=ACTION_KEY, value=fact, kind=KIND_NOTE, turn=turn))
+    return bounded(out)[0]
+
+
+def action_sentences(actions: list[RequestedAction], prior: list[str], lang: str) -> list[str]:
+    """What the reply says first: actions that already ran (interrupted turn), then this turn's."""
+    zh = lang == "zh"
+    out: list[str] = []
+    if prior:
+        out.append(("刚才已经" + "，".join(prior) + "。") if zh else ("Earlier I already did this: " + "; ".join(prior) + "."))
+    if actions:
+        said = ("，".join(a.description for a in actions)) if zh else "; ".join(a.description for a in actions)
+        out.append(f"好的，{said}。" if zh else f"Okay, {said}.")
+    return out
+
+
+class Turn:
+    """One user turn. `sentences()` once, then `finish()` exactly once (it releases the agent)."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        session_id: str,
+        number: int,
+        words: str,
+        before: SessionState,
+        rules: RulesUpdate,
+        rules_ms: float,
+        *,
+        actions: list[RequestedAction] | None = None,
+        prior: list[str] | None = None,
+        heard: str | None = None,
+    ) -> None:
+        self.heard = words if heard is None else heard  # everything the user said (after backfill)
+        self.asr_text = self.heard  # the transcript as recognised
+        self.backfill: list[Correction] = []
+        self.actions: list[RequestedAction] = list(actions or [])
+        self.prior_side_effects: list[str] = list(prior or [])
+        self.agent = agent
+        self.session_id = session_id
+        self.number = number
+        self.words = words  # what goes to the working memory (action requests taken out)
+        self.before = before
+        self.rules = rules
+        self.rules_ms = rules_ms
+        self.state = rules.state
+        self.report = ReplyReport()
+        self.model_update: ModelUpdate | None = None
+        self._cancel = threading.Event()
+        self._max_sentences = 2
+        self._finished = False
+
+    # -- controls, callable from any thread
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def shorten(self, max_sentences: int = 1) -> None:
+        self._max_sentences = max(1, min(self._max_sentences, max_sentences))
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    # -- the reply
+
+    def sentences(self) -> Iterator[str]:
+        for text in action_sentences(self.actions, self.prior_side_effects, self.rules.rules.lang):
+            if self._cancel.is_set():
+                return
+            self.report.sentences.append(ReplySentenceOut(text, "composed"))
+            self.report.source = self.report.source or "composed"
+            yield text
+        if self.actions and not self.words:
+            return  # the words only asked for the action: its confirmation is the answer
+        yield from self.agent.writer.sentences(
+            self.state,
+            self.words,
+            self.rules.rules,
+            self.report,
+            max_sentences=lambda: self._max_sentences,
+            cancelled=self._cancel,
+        )
+
+    # -- the model's patch and the record
+
+    def _run_model_update(self) -> None:
+        if self.model_update is not None:
+            return
+        self.report.wait_for_model()  # a reply stream past its deadline may still be stopping
+        if not self.words:
+            return  # only board actions were asked for: nothing for the model to note
+        update = self.agent.monologue.model_update(self.state, self.words, self.rules.rules)
+        self.model_update = update
+        if update.changes:
+            update.state.touch()
+            self.agent.store.commit(update.state, turn=self.number, source="model", changes=update.changes)
+            self.state = update.state
+        if update.failures or update.rejected or update.context_overflow:
+            self.agent.store.append_trace(
+                self.session_id,
+                {
+                    "type": "state_update_failed" if update.failed else "state_update_checked",
+                    "turn": self.number,
+                    "failures": update.failures,
+                    "rejected": update.rejected,
+                    "context_overflow": update.context_overflow,
+                    "raw": [r[:300] for r in update.raw],
+                },
+            )
+
+    def finish(self, *, run_model: bool = True) -> TurnResult:
+        if self._finished:
+            raise RuntimeError("turn already finished")
+        self._finished = True
+        try:
+            self.report.wait_for_model()
+            if self.agent.config.model_update == "after_reply":
+                if run_model:
+                    self._run_model_update()
+                elif self.words:
+                    # Deferred, or the user already spoke again: their next answer matters more
+                    # than this patch; the rules' state (committed) stands for this turn.
+                    self.agent.store.append_trace(self.session_id, {"type": "state_update_skipped", "turn": self.number})
+            update = self.model_update
+            failures = 1 if update is not None and update.failed else 0
+            overflows = int(bool(update and update.context_overflow)) + int(self.report.context_overflow)
+            changes = self.rules.changes + (update.changes if update else [])
+            result = TurnResult(
+                session_id=self.session_id,
+                turn=self.number,
+                words=self.heard,
+                reply=self.report.text,
+                reply_source=self.report.source,
+                state=self.state,
+                changes=changes,
+                json_failures=failures,
+                context_overflows=overflows,
+                interrupted=self.cancelled,
+                rules_ms=self.rules_ms,
+                first_sentence_ms=self.report.first_sentence_ms,
+                model_update_ms=update.elapsed_ms if update else 0.0,
+                rejected=self.report.rejected + (update.rejected if update else []),
+                actions=list(self.actions),
+                prior_side_effects=list(self.prior_side_effects),
+                corrections=list(self.backfill),
+            )
+            self.agent.store.append_trace(
+                self.session_id,
+                {
+                    "type": "reply_interrupted" if self.cancelled else "agent_turn",
+                    "turn": self.number,
+                    "user": self.heard,
+                    "reply": result.reply,
+                    "reply_source": result.reply_source,
+                    "reply_rejected": self.report.rejected,
+                    "changes": [c.to_dict() for c in changes],
+                    "json_failures": failures,
+                    "context_overflows": overflows,
+                    "first_sentence_ms": result.first_sentence_ms,
+                    "model_update_ms": result.model_update_ms,
+                    "actions": [a.description for a in self.actions],
+                    "prior_side_effects": list(self.prior_side_effects),
+                    "knowledge": list(self.report.reference_titles),
+                    "update_prompt_tokens": update.prompt_tokens if update else 0,
+                    "update_completion_tokens": update.completion_tokens if update else 0,
+                    "reply_tokens": self.agent.model.count_tokens(result.reply)
+                    if self.agent.model is not None and result.reply_source in ("model", "mixed")
+                    else 0,
+                    "asr_text": self.asr_text if self.backfill else None,
+                    "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.backfill],
+                },
+            )
+            every = self.agent.config.promote_every_turns
+            if every > 0 and self.number % every == 0:
+                self.agent.promote_profile(self.session_id, self.state)
+            return result
+        finally:
+            self.agent._model_lock.release()
+
