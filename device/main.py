@@ -1,24 +1,17 @@
 # Board entry point: start the firmware (sotto_fw.app builds the peripherals and tasks).
 #
-# The firmware's big buffers (speaker and TX rings, frame buffers) each need one piece
-# of contiguous heap, and on an RP2040 the heap is about 160 KB. Loading the modules
-# leaves small objects all over it, and the heap hands out the lowest free piece first.
-# So, while the modules load, a quarter of the heap is held at its top (a filler keeps
-# the bottom for the modules); it is handed back just before the buffers are made, and
-# they land there in one piece. Measured with the simulated board on MicroPython in an
-# RP2040's heap: without this the 16 KB speaker ring finds no piece to fit in.
+# The modules are loaded one at a time, with a collection after each. Loaded in one go
+# they leave garbage between the objects they keep, and on an RP2040 (a heap of about
+# 160 KB) that left no piece big enough for the 16 KB speaker ring; collected as they
+# go, they pack together and the buffers get the rest of the heap in one piece
+# (measured with the simulated board on MicroPython).
 import gc
 
-reserve = []
-try:
-    free = gc.mem_free()
-    filler = bytearray(free - free // 4 - 4096)
-    reserve.append(bytearray(free // 4 - 4096))
-    filler = None
-except MemoryError:  # a heap too fragmented already: go on without
-    filler = None
-gc.collect()
+for name in ("compat", "loopsrc", "wire", "audiocodec", "micformat", "ring", "serialport", "credits", "protocol",
+             "capture", "speaker", "vad", "button", "led", "loopstats", "config", "app"):
+    __import__("sotto_fw." + name)
+    gc.collect()
 
 from sotto_fw import app  # noqa: E402
 
-app.main(reserve)
+app.main()

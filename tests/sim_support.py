@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 
 from sotto.link.board_link import BoardLink
-from sotto.voice.ports import PortEvent
+from sotto.link.events import PortEvent
 
 
 async def collect(link: BoardLink, out: list[PortEvent]) -> None:

@@ -16,7 +16,7 @@ from sotto.link.bench import BenchOptions, LinkBench
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.link.board_stats import BoardStatsCollector
 from sotto.sim import SimulatedBoard
-from sotto.voice.ports import LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.link.events import LinkStatus, MicAudio, PlaybackReport, PortEvent
 
 from sim_support import collect, tone, until
 

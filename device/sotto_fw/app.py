@@ -562,11 +562,8 @@ async def _run(app, tasks):
     await app.run()
 
 
-def main(reserve=None):
-    """Board entry point: real peripherals from the active profile, then run forever.
-
-    `reserve`: a list holding heap that main.py kept free while the modules loaded; it is
-    emptied here, right before the buffers are allocated."""
+def main():
+    """Board entry point: real peripherals from the active profile, then run forever."""
     from sotto_fw import config
 
     hw = _hardware()
@@ -581,11 +578,9 @@ def main(reserve=None):
     if hw.button_held_at_boot(profile):
         print("sotto: button held at boot: firmware not started, REPL left free for mpremote")
         return
-    if reserve:
-        reserve.clear()
-        if collect is not None:
-            collect()
-    # The speaker ring first: the biggest buffer, while the freed reserve is in one piece.
+    if collect is not None:
+        collect()
+    # The speaker ring first: the biggest buffer, while the free heap is in one piece.
     ring = RingBuffer(profile["speaker_buffer"])
     parts = hw.build(profile)
     app = BoardApp(
