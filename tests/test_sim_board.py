@@ -6,16 +6,15 @@ import asyncio
 import wave
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from sotto.errors import AudioFormatError
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.sim import SimulatedBoard
 from sotto.sim.audio import read_wav
-from sotto.link.events import LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.link.events import LinkStatus, MicAudio, PortEvent
 
-from sim_support import collect, tone, until
+from sim_support import audio_both_ways, collect, until
 
 pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 
@@ -25,32 +24,8 @@ BAUD = 921600
 def test_mic_speaker_and_playback_reports_end_to_end() -> None:
     async def go() -> None:
         with SimulatedBoard(baud=BAUD, record_speaker=True, gap_s=0.1) as board:
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
-            await link.open()
-            events: list[PortEvent] = []
-            reader = asyncio.create_task(collect(link, events))
-            try:
-                board.play_utterance(tone(16000, 0.3).tobytes(), rate=16000, label="beep")
-                await until(lambda: any(e.kind == "utterance_end" for e in board.events))
-                await asyncio.sleep(0.2)
-                mic = b"".join(e.pcm for e in events if isinstance(e, MicAudio))
-                loud = np.abs(np.frombuffer(mic, dtype="<i2")) > 2000
-                assert abs(loud.sum() - 0.3 * 16000 * 0.839) < 0.15 * 0.3 * 16000  # the beep arrived, once
-
-                out = tone(link.speaker_rate, 0.4, 330.0)
-                await link.send_audio(7, out.tobytes())
-                await link.end_stream(7)
-                await until(lambda: any(isinstance(e, PlaybackReport) and e.state == "drained" for e in events))
-                states = [e.state for e in events if isinstance(e, PlaybackReport) and e.stream_id == 7]
-                assert states == ["started", "drained"]
-                pcm, rate = board.speaker_pcm()
-                played = np.abs(pcm) > 2000
-                expected = 0.4 * rate * 0.839  # share of a sine above a quarter of its peak
-                assert abs(played.sum() - expected) < 0.1 * expected  # the whole tone played, once
-                assert board.app.stats["speaker_overflow"] == 0
-            finally:
-                reader.cancel()
-                await link.close()
+            await audio_both_ways(board, BAUD)
+            assert board.app.stats["speaker_overflow"] == 0
 
     asyncio.run(go())
 

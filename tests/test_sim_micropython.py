@@ -16,9 +16,9 @@ from sotto.link.bench import BenchOptions, LinkBench
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.link.board_stats import BoardStatsCollector
 from sotto.sim import SimulatedBoard
-from sotto.link.events import LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.link.events import LinkStatus, MicAudio, PortEvent
 
-from sim_support import collect, tone, until
+from sim_support import audio_both_ways, collect, tone, until
 
 pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 
@@ -44,35 +44,10 @@ def test_audio_both_ways_through_the_firmware_on_micropython(profile: str) -> No
                             gap_s=0.1) as board:
             assert board.heap_bytes == board.profile["heap_free"]
             assert board.profile["mic_i2s"]["bits"] == 32  # the host sends slots; the board shifts them
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
-            await link.open()
-            events: list[PortEvent] = []
-            reader = asyncio.create_task(collect(link, events))
-            try:
-                board.play_utterance(tone(16000, 0.3).tobytes(), rate=16000, label="beep")
-                await until(lambda: any(e.kind == "utterance_end" for e in board.events))
-                await asyncio.sleep(0.3)
-                mic = np.frombuffer(b"".join(e.pcm for e in events if isinstance(e, MicAudio)), dtype="<i2")
-                loud = np.abs(mic) > 2000
-                assert abs(loud.sum() - 0.3 * 16000 * 0.839) < 0.15 * 0.3 * 16000  # the beep arrived, once
-                assert np.abs(mic).max() < 8100  # at its level: shifted back exactly, not clipped
-
-                out = tone(link.speaker_rate, 0.4, 330.0)
-                await link.send_audio(7, out.tobytes())
-                await link.end_stream(7)
-                await until(lambda: any(isinstance(e, PlaybackReport) and e.state == "drained" for e in events))
-                states = [e.state for e in events if isinstance(e, PlaybackReport) and e.stream_id == 7]
-                assert states == ["started", "drained"]
-                await asyncio.sleep(0.1)
-                pcm, rate = board.speaker_pcm()
-                played = np.abs(pcm) > 2000
-                expected = 0.4 * rate * 0.839
-                assert abs(played.sum() - expected) < 0.1 * expected  # the whole tone played, once
-                stats = assert_board_healthy(board)
-                assert stats["speaker_overflow"] == 0
-            finally:
-                reader.cancel()
-                await link.close()
+            mic = await audio_both_ways(board, BAUD)
+            assert np.abs(mic).max() < 8100  # at its level: shifted back exactly, not clipped
+            stats = assert_board_healthy(board)
+            assert stats["speaker_overflow"] == 0
 
     asyncio.run(go())
 
