@@ -25,7 +25,7 @@ import json
 import struct
 import sys
 
-from sotto_fw.compat import asyncio, copy_into, sleep_ms, ticks_add, ticks_diff, ticks_us
+from sotto_fw.compat import copy_into, sleep_ms, ticks_add, ticks_diff, ticks_us
 from sotto_fw.micformat import check_mic_format, slot_bytes, slots32_to_pcm16
 from sotto_fw.ring import RingBuffer
 from sotto_fw.serialport import PacedPort, paced_capacity
@@ -210,17 +210,14 @@ class Hardware:
 
     async def run(self, app):
         welcomed = -1
-        try:
-            while True:
-                self.speaker.service()
-                self.control.poll(self.mic, app)
-                now = 1 if app.handshake.active() else 0
-                if now != welcomed:
-                    welcomed = now
-                    _notice("WELCOMED 1" if now else "WELCOMED 0")
-                await sleep_ms(1)
-        except asyncio.CancelledError:
-            raise
+        while True:
+            self.speaker.service()
+            self.control.poll(self.mic, app)
+            now = 1 if app.handshake.active() else 0
+            if now != welcomed:
+                welcomed = now
+                _notice("WELCOMED 1" if now else "WELCOMED 0")
+            await sleep_ms(1)
 
 
 def _config():
