@@ -3,7 +3,7 @@
     engines = load_engines(PipelineOptions())                  # LLM + Piper, loaded side by side
     # or PipelineOptions(engine_config=EngineConfig.from_args(args)): the LLM behind an
     # OpenAI-compatible server, TTS behind wyoming-piper, whichever is configured
-    recognizer, asr_label = make_recognizer("en", transcripts=[...])
+    recognizer, asr_label = make_recognizer("en")             # Vosk, else pocketsphinx for English
     pipeline = Pipeline(engines, Store(), knowledge=load_configured_knowledge(path))
     session, responder = pipeline.session(port, recognizer, session_id="kitchen", profile="board:kiosk-1")
     usage = await session.run()
@@ -20,14 +20,14 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import sotto  # noqa: F401  (offline environment before any engine import)
 from sotto.engines.base import LanguageModel, Recognizer, SpeechSynthesizer
 from sotto.engines.config import EngineConfig
-from sotto.errors import ModelNotFound
+from sotto.errors import ConfigError
 from sotto.voice.agent_responder import AgentVoiceResponder
 from sotto.voice.harness import VoiceConfig, VoiceSession
 from sotto.voice.trace import TraceSink
@@ -44,7 +44,7 @@ REPLAY_ENDPOINT_MS = 650.0
 class PipelineOptions:
     model: str | None = None  # GGUF path or name (default: resolution order, the embedded SmolLM2)
     voice: str | None = None  # Piper .onnx path or name (default: joe)
-    asr_model: str | None = None  # Vosk model folder or name
+    asr_model: str | None = None  # Vosk model folder or name (default: resolution order, pocketsphinx for English)
     lang: str = "en"
     n_ctx: int = 2048
     llm_threads: int | None = None  # default: default_llm_threads()
@@ -110,53 +110,35 @@ def load_engines(options: PipelineOptions) -> LoadedEngines:
     return LoadedEngines(model, voice, llm_file, tts_name, {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1)})
 
 
-def vosk_available(lang: str, asr_model: str | None = None) -> bool:
-    from sotto.models.resolve import resolve_vosk
-
-    try:
-        resolve_vosk(lang, asr_model)
-    except ModelNotFound:
-        if asr_model is not None:
-            raise  # an explicit model that is missing is an error, not a fallback
-        return False
-    return True
-
-
 def make_recognizer(
     lang: str,
     *,
     asr_model: str | None = None,
     transcripts: Sequence[str] | None = None,
     durations_s: Sequence[float] | None = None,
+    replay_transcripts: bool = False,
     sample_rate: int = 16000,
     engine_config: EngineConfig | None = None,
 ) -> tuple[Recognizer, str]:
-    """A Wyoming ASR service when configured; else Vosk when a model for `lang` is
-    installed (or given); else, for a scripted conversation, transcript replay, labelled
-    as such. Returns (recognizer, label)."""
-    from sotto.models.resolve import resolve_vosk
+    """The recognizer for `lang` and its label: with `replay_transcripts` (asked for
+    explicitly, e.g. `sotto demo --replay-transcripts`), transcript replay of `transcripts`;
+    otherwise the resolution order of `RecognizerFactory` (Wyoming when configured, a Vosk
+    model, for English pocketsphinx). ModelNotFound, with the fetch hint, when none fits."""
+    config = engine_config or EngineConfig()
+    if asr_model is not None:
+        config = replace(config, asr_model=asr_model)
+    if replay_transcripts:
+        from sotto.engines.replay_asr import ReplayConfig, TranscriptReplayRecognizer
 
-    if engine_config is not None and engine_config.asr_wyoming:
-        remote = engine_config.recognizers().make(lang, sample_rate=sample_rate)
-        return remote, f"wyoming {engine_config.asr_wyoming}"
-    asr_model = asr_model or (engine_config.asr_model if engine_config is not None else None)
-    try:
-        resolved = resolve_vosk(lang, asr_model)
-    except ModelNotFound:
-        if asr_model is not None or transcripts is None:
-            raise
-        from sotto.engines.replay_asr import TranscriptReplayRecognizer
-
-        from sotto.engines.replay_asr import ReplayConfig
-
+        if transcripts is None:
+            raise ConfigError("transcript replay needs the script's transcripts")
         # Endpoint like Vosk's (600 ms): a comma pause in synthesised speech can reach ~470 ms.
         replay = TranscriptReplayRecognizer(list(transcripts), sample_rate=sample_rate, durations_s=durations_s,
                                             config=ReplayConfig(endpoint_silence_ms=REPLAY_ENDPOINT_MS))
-        return replay, f"transcript-replay (no Vosk model for {lang} installed)"
-    from sotto.engines import asr
-
-    recognizer = asr.load(resolved.path, lang=lang, sample_rate=sample_rate)
-    return recognizer, f"vosk {resolved.name}"
+        return replay, "transcript-replay (asked for; the words are the script's, not recognised)"
+    factory = config.recognizers()
+    label = factory.label(lang)
+    return factory.make(lang, sample_rate=sample_rate), label
 
 
 def default_voice_config() -> VoiceConfig:

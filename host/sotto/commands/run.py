@@ -1,9 +1,11 @@
 """`sotto run --port URL [--text]`: serve a real board (or `sotto sim`'s port) with the full pipeline.
 
-Speech recognition is Vosk for `--lang` (a model must be installed, or given with
---asr-model). With `--text`, lines typed on the terminal are turns too (and the only
-turns when no Vosk model fits the language): typed while the board speaks, a line
-interrupts the reply like speech does. Ctrl+C closes the session (status cancelled).
+Speech recognition for `--lang`: a Vosk model (--asr-model, models/, an installed
+package), else for English pocketsphinx (its wheel ships a US-English model); numbers
+and times in the finals are normalised. With `--text`, lines typed on the terminal are
+turns too (and the only turns when nothing recognises the language): typed while the
+board speaks, a line interrupts the reply like speech does. Ctrl+C closes the session
+(status cancelled).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", metavar="ID", help="session id (default: the board's, a new one per run)")
     parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
     parser.add_argument("--voice", metavar="ONNX", help="a Piper voice .onnx (default: resolution order for --lang)")
-    parser.add_argument("--asr-model", metavar="DIR", help="a Vosk model folder")
+    parser.add_argument("--asr-model", metavar="DIR",
+                        help="a Vosk model folder (default: one for --lang, else pocketsphinx for English)")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: 1 on a 2-core host)")
     parser.add_argument("--json", action="store_true", help="each finished turn as a JSON line on stdout")
     parser.add_argument("--knowledge", metavar="FILE",
@@ -116,8 +119,8 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
                                                    engine_config=options.engine_config)
     except ModelNotFound as exc:
         if not args.text:
-            raise ConfigError(f"{exc}; no speech recognition for {args.lang!r}",
-                              hint="install a Vosk model (sotto models fetch ...), pass --asr-model, or use --text") from None
+            raise ConfigError(f"{exc.message}", hint=f"{exc.hint + '; ' if exc.hint else ''}pass --asr-model, "
+                                                      f"or use --text") from None
     recognizer = TypedTurnsRecognizer(inner) if args.text else inner
     assert recognizer is not None
     print(f"sotto run: llm {engines.llm_file}, tts {engines.tts_name}, asr {asr_label}", file=sys.stderr, flush=True)

@@ -323,7 +323,10 @@ class VoiceSession:
         text = transcript.text.strip()
         if not self.conversation.commit_final(transcript.turn_id, text):
             return
-        self.trace.emit(ev.FINAL_TRANSCRIPT, transcript.turn_id, text=text, confidence=transcript.confidence)
+        # `heard`: the recognised words before numbers were normalised; `words`: per-word confidence.
+        self.trace.emit(ev.FINAL_TRANSCRIPT, transcript.turn_id, text=text, confidence=transcript.confidence,
+                        heard=transcript.raw_text or text,
+                        words=[{"word": w.word, "confidence": w.confidence} for w in transcript.words])
         reply = _Reply(
             turn_id=transcript.turn_id,
             stream_id=transcript.turn_id & 0xFFFF,
