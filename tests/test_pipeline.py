@@ -206,7 +206,8 @@ def test_the_demo_conversation_runs_on_remote_engines_unchanged(tmp_path: Path, 
         try:
             config = EngineConfig(llm_url=f"http://127.0.0.1:{llm_port}/v1", tts_wyoming=f"127.0.0.1:{tts_port}")
             options = DemoOptions(pipeline=PipelineOptions(engine_config=config), script=str(script),
-                                  database=tmp_path / "demo.db", echo_gain=0.0, think_s=0.1, turn_timeout_s=60.0)
+                                  database=tmp_path / "demo.db", echo_gain=0.0, think_s=0.1, turn_timeout_s=60.0,
+                                  replay_transcripts=True)
             result = asyncio.run(run_demo(options, lambda kind, payload: None))
         finally:
             stop(tts_server)

@@ -218,7 +218,7 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def _aligned_words(raw: tuple[WordConfidence, ...], text: str) -> tuple[WordConfidence, ...]:
+def _aligned_words(raw: tuple[WordConfidence, ...], text: str, lang: str) -> tuple[WordConfidence, ...]:
     """The normalised text's tokens, each with the confidence of the recognised words it came from."""
     heard: list[WordConfidence] = []
     for word in raw:  # one entry per token (a Chinese word gives one per character)
@@ -231,17 +231,30 @@ def _aligned_words(raw: tuple[WordConfidence, ...], text: str) -> tuple[WordConf
         if tag == "equal":
             out.extend(replace(heard[i1 + k], word=said[j1 + k]) for k in range(j2 - j1))
             continue
-        source = heard[i1:i2]
-        known = [h.confidence for h in source if h.confidence is not None]
-        for token in said[j1:j2]:
-            out.append(WordConfidence(
-                token,
-                min(known) if known else None,
-                " ".join(h.word for h in source),
-                source[0].start_s if source else None,
-                source[-1].end_s if source else None,
-            ))
+        out.extend(_split_block(heard[i1:i2], said[j1:j2], lang))
     return tuple(out)
+
+
+def _split_block(source: list[WordConfidence], tokens: list[str], lang: str) -> list[WordConfidence]:
+    """Written tokens for recognised words that normalisation changed ("3 pm" for "three p m"):
+    each token takes the shortest run of words that normalises to it, the last one the rest."""
+    out: list[WordConfidence] = []
+    rest = list(source)
+    for n, token in enumerate(tokens):
+        take = len(rest)
+        if n < len(tokens) - 1:
+            take = next((k for k in range(1, len(rest)) if
+                         normalize(" ".join(w.word for w in rest[:k]), lang).replace(" ", "") == token), 1)
+        used, rest = rest[:take], rest[take:]
+        known = [w.confidence for w in used if w.confidence is not None]
+        out.append(WordConfidence(
+            token,
+            min(known) if known else None,
+            " ".join(w.word for w in used),
+            used[0].start_s if used else None,
+            used[-1].end_s if used else None,
+        ))
+    return out
 
 
 def normalize_final(transcript: Transcript, lang: str) -> Transcript:
@@ -251,7 +264,7 @@ def normalize_final(transcript: Transcript, lang: str) -> Transcript:
     text = normalize(transcript.text, lang)
     if text == transcript.text:
         return transcript
-    words = _aligned_words(transcript.words, text) if transcript.words else ()
+    words = _aligned_words(transcript.words, text, lang) if transcript.words else ()
     return replace(transcript, text=text, raw_text=transcript.text, words=words,
                    confidence=mean_confidence(words) if words else transcript.confidence)
 

@@ -1,7 +1,8 @@
 """Recognise one whole recording with a streaming `Recognizer`, as the voice session would.
 
-The audio is resampled to the recognizer's rate, followed by trailing silence (so the
-recognizer's own endpoint ends the utterance), and fed in link-sized chunks. A final
+The audio is resampled to the recognizer's rate, put between silences (a microphone
+hears some before the user speaks, and the recognizer's own endpoint ends the utterance
+on the silence after), and fed in link-sized chunks. A final
 before the end closes its turn, as in the voice session: the rest of the audio goes on
 under the next turn id, and the finals are joined. Used by `sotto eval --speech` and
 the recognizer benchmarks.
@@ -15,7 +16,8 @@ from sotto.audio.resample import resample_pcm16
 from sotto.engines.base import AudioChunk, Recognizer, Transcript, WordConfidence, mean_confidence
 
 CHUNK_MS = 20
-TAIL_SILENCE_MS = 800
+LEAD_SILENCE_MS = 300
+TAIL_SILENCE_MS = 1200
 
 
 @dataclass(frozen=True)
@@ -32,11 +34,12 @@ class Recognised:
 
 
 def transcribe(recognizer: Recognizer, pcm: bytes, sample_rate: int, *, turn_id: int = 1,
-               chunk_ms: int = CHUNK_MS, tail_silence_ms: int = TAIL_SILENCE_MS) -> Recognised:
+               chunk_ms: int = CHUNK_MS, lead_silence_ms: int = LEAD_SILENCE_MS,
+               tail_silence_ms: int = TAIL_SILENCE_MS) -> Recognised:
     """The recognizer's finals for PCM16 mono `pcm` at `sample_rate`, starting at `turn_id`."""
     rate = recognizer.sample_rate
     audio = resample_pcm16(pcm, sample_rate, rate) if sample_rate != rate else pcm
-    audio += bytes(2 * rate * tail_silence_ms // 1000)
+    audio = bytes(2 * rate * lead_silence_ms // 1000) + audio + bytes(2 * rate * tail_silence_ms // 1000)
     step = 2 * rate * chunk_ms // 1000
     finals: list[Transcript] = []
     seq = 0
