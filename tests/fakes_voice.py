@@ -1,18 +1,20 @@
-"""Deterministic fakes for the voice harness tests: board port, recognizer, responder, TTS."""
+"""Deterministic fakes for the voice session tests: board port, recognizer, agent, TTS."""
 
 from __future__ import annotations
 
 import asyncio
 import math
+import threading
 import time
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator, Sequence, Union
 
 import numpy as np
 
 from sotto.engines.base import AudioChunk, SpeechAudio, Transcript
-from sotto.voice.ports import BoardEvent, LinkStatus, MicAudio, PlaybackReport, PortEvent
-from sotto.voice.responder import BoardAction, ReplyItem, ReplyRequest, ReplySentence
+from sotto.link.events import BoardEvent, LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.agent.actions import RequestedAction
+from sotto.memory.state import SessionState
 
 RATE = 16000
 FRAME_MS = 20
@@ -56,6 +58,7 @@ class FakePort:
         self.ended_streams: list[int] = []
         self.commands: list[tuple[str, int]] = []
         self.commands_cancelled: list[tuple[str, int]] = []
+        self.commands_pending: list[tuple[str, int]] = []  # started, waiting on command_gate
         self.command_gate: asyncio.Event | None = None  # set -> commands block until the event is set
         self.stopped_fraction = 0.5
         self.auto_drain = True
@@ -97,6 +100,7 @@ class FakePort:
     async def send_command(self, name: str, value: int) -> None:
         try:
             if self.command_gate is not None:
+                self.commands_pending.append((name, value))
                 await self.command_gate.wait()
         except asyncio.CancelledError:
             self.commands_cancelled.append((name, value))
@@ -167,28 +171,111 @@ class Delay:
     seconds: float
 
 
-@dataclass
-class FakeResponder:
-    """Replies from a script per turn id (items and Delays); records requests and cancellations."""
+def action(name: str, value: int, description: str) -> RequestedAction:
+    return RequestedAction(name, value, description, span=description)
 
-    script: dict[int, list[ReplyItem | Delay]] = field(default_factory=dict)
-    default: list[ReplyItem | Delay] = field(default_factory=lambda: [ReplySentence("Sure."), ReplySentence("Done.")])
-    requests: list[ReplyRequest] = field(default_factory=list)
+
+ScriptItem = Union[str, RequestedAction, Delay, BaseException]
+
+
+@dataclass
+class FakeReport:
+    source: str = "composed"
+    rejected: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FakeTurnResult:
+    turn: int
+    reply: str
+    state: SessionState
+
+
+class FakeTurn:
+    """One scripted agent turn: board actions first, then sentences (Delays pause the worker)."""
+
+    def __init__(self, agent: "FakeAgent", session_id: str, number: int, words: str, prior: Sequence[str],
+                 script: list[ScriptItem]) -> None:
+        self.agent = agent
+        self.session_id = session_id
+        self.number = number
+        self.words = words
+        self.prior_side_effects = tuple(prior)
+        self.actions = [i for i in script if isinstance(i, RequestedAction)]
+        self._script = [i for i in script if not isinstance(i, RequestedAction)]
+        self.report = FakeReport()
+        self.max_sentences: int | None = None
+        self.said: list[str] = []
+        self.cancelled = threading.Event()
+        self.run_model: bool | None = None  # what finish() was told: False = the deep work was deferred
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    def shorten(self, max_sentences: int = 1) -> None:
+        self.max_sentences = max_sentences if self.max_sentences is None else min(self.max_sentences, max_sentences)
+
+    def sentences(self) -> Iterator[str]:
+        for item in self._script:
+            if self.cancelled.is_set():
+                return
+            if isinstance(item, Delay):
+                self.agent.sleep(item.seconds, self.cancelled)
+                continue
+            if isinstance(item, BaseException):
+                raise item
+            self.said.append(item)
+            yield item
+
+    def finish(self, *, run_model: bool = True) -> FakeTurnResult:
+        self.run_model = run_model
+        if self.cancelled.is_set():
+            self.agent.cancelled.append(self.number)
+        else:
+            self.agent.finished.append(self.number)
+        return FakeTurnResult(self.number, " ".join(self.said), SessionState(session_id=self.session_id))
+
+
+def _wall_sleep(seconds: float, cancelled: threading.Event) -> None:
+    cancelled.wait(seconds)
+
+
+@dataclass
+class FakeAgent:
+    """Replies from a script per turn id; records its turns (requests, cancellations, deferrals).
+
+    `sleep(seconds, cancelled)` is how a Delay waits on the worker thread: the wall clock by
+    default, a simulated clock's `blocking_sleep` in timing tests."""
+
+    script: dict[int, list[ScriptItem]] = field(default_factory=dict)
+    default: list[ScriptItem] = field(default_factory=lambda: ["Sure.", "Done."])
+    fail_start: dict[int, BaseException] = field(default_factory=dict)
+    turns: list[FakeTurn] = field(default_factory=list)
     cancelled: list[int] = field(default_factory=list)
     finished: list[int] = field(default_factory=list)
+    opened: list[tuple[str, str | None]] = field(default_factory=list)
+    ended: list[str] = field(default_factory=list)
+    sleep: Callable[[float, threading.Event], None] = _wall_sleep
 
-    async def reply(self, request: ReplyRequest) -> AsyncIterator[ReplyItem]:
-        self.requests.append(request)
-        try:
-            for item in self.script.get(request.turn_id, self.default):
-                if isinstance(item, Delay):
-                    await asyncio.sleep(item.seconds)
-                    continue
-                yield item
-            self.finished.append(request.turn_id)
-        except (asyncio.CancelledError, GeneratorExit):
-            self.cancelled.append(request.turn_id)
-            raise
+    def start_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None,
+                   prior_side_effects: Sequence[str] = ()) -> Any:
+        number = turn if turn is not None else len(self.turns) + 1
+        if number in self.fail_start:
+            raise self.fail_start[number]
+        made = FakeTurn(self, session_id, number, words, prior_side_effects, list(self.script.get(number, self.default)))
+        self.turns.append(made)
+        return made
+
+    def open_session(self, session_id: str, *, profile: str | None = None) -> SessionState:
+        self.opened.append((session_id, profile))
+        return SessionState(session_id=session_id)
+
+    def end_session(self, session_id: str) -> list[str]:
+        self.ended.append(session_id)
+        return []
+
+    def state(self, session_id: str) -> SessionState:
+        return SessionState(session_id=session_id)
 
 
 class FakeTTS:
@@ -306,3 +393,41 @@ class EchoBoard(FakePort):
     def close(self) -> None:
         self._closed = True
         super().close()
+
+
+class RecordingOutput:
+    """The turn engine's `ReplyOutput`, recording what a turn did in order: ("action", name,
+    value) and (kind, text) for each segment played."""
+
+    def __init__(self, sample_rate: int = RATE) -> None:
+        self._rate = sample_rate
+        self.items: list[tuple[Any, ...]] = []
+
+    @property
+    def sample_rate(self) -> int:
+        return self._rate
+
+    @property
+    def has_played(self) -> bool:
+        return any(kind != "action" for kind, *_ in self.items)
+
+    async def run_action(self, action: RequestedAction) -> None:
+        self.items.append(("action", action.name, action.value))
+
+    async def play(self, segment: Any) -> None:
+        self.items.append((segment.kind, segment.text))
+
+    def texts(self, kind: str = "answer") -> list[str]:
+        return [item[1] for item in self.items if item[0] == kind]
+
+
+async def run_turn(runner: Any, session_id: str, words: str, turn_id: int, *, prior: tuple[str, ...] = (),
+                   control: Any = None) -> tuple[Any, RecordingOutput]:
+    """One turn through the turn engine onto a RecordingOutput; (outcome, output)."""
+    from sotto.voice.budgets import BudgetConfig
+    from sotto.voice.turn_runner import ReplyControl, TurnRequest
+
+    output = RecordingOutput()
+    request = TurnRequest(session_id, words, runner.clock.now(), turn_id=turn_id, prior_side_effects=prior)
+    outcome = await runner.run(request, output, control or ReplyControl(), budgets=BudgetConfig())
+    return outcome, output

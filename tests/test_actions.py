@@ -9,10 +9,10 @@ import pytest
 
 from fakes_llm import FakeLanguageModel
 from sotto.agent import Agent, AgentConfig
-from sotto.memory.actions import extract_actions, words_without_actions
+from sotto.agent.actions import extract_actions, words_without_actions
 from sotto.memory.store import Store
-from sotto.voice.agent_responder import AgentVoiceResponder
-from sotto.voice.responder import BoardAction, ReplyRequest, ReplySentence
+from sotto.voice.turn_runner import TurnRunner
+from fakes_voice import FakeTTS, run_turn
 
 
 @pytest.fixture()
@@ -67,39 +67,33 @@ def test_agent_records_actions_in_the_state_diff_and_confirms(store: Store) -> N
     agent = Agent(FakeLanguageModel(), store, config=AgentConfig(model_update="off", reply_mode="composed"))
     result = agent.run_turn("s", "Set the volume to 30.")
     assert [(a.name, a.value) for a in result.actions] == [("volume", 30)]
-    assert "volume set to 30" in result.state.facts
+    assert "volume set to 30" in [f.value for f in result.state.facts]
     assert not result.state.current_task  # the command is not a task
     assert any(c.field == "facts" and c.new == "volume set to 30" for c in result.changes)
     assert result.reply == "Okay, volume set to 30."
     # A later level replaces the old one; "louder" steps from the recorded level.
     result = agent.run_turn("s", "Louder.")
-    assert [f for f in result.state.facts if f.startswith("volume")] == ["volume set to 40"]
-    assert store.latest("s").state.facts.count("volume set to 40") == 1  # type: ignore[union-attr]
+    assert [f.value for f in result.state.facts if f.value.startswith("volume")] == ["volume set to 40"]
+    assert [f.value for f in store.latest("s").state.facts].count("volume set to 40") == 1  # type: ignore[union-attr]
 
 
 def test_prior_side_effects_are_mentioned_and_noted(store: Store) -> None:
     agent = Agent(FakeLanguageModel(), store, config=AgentConfig(model_update="off", reply_mode="composed"))
     result = agent.run_turn("s", "Remind me to call Ana.", prior_side_effects=("light turned on",))
     assert result.reply.startswith("Earlier I already did this: light turned on.")
-    assert "already done: light turned on" in result.state.facts
-    assert "call Ana" in " ".join(result.state.pending_steps)
+    assert "already done: light turned on" in [f.value for f in result.state.facts]
+    assert "call Ana" in " ".join(s.value for s in result.state.pending_steps)
 
 
-def test_responder_yields_actions_before_the_answer(store: Store) -> None:
+def test_turn_engine_runs_actions_before_the_answer(store: Store) -> None:
     agent = Agent(FakeLanguageModel(replies=["Sure."]), store, config=AgentConfig(model_update="off", reply_mode="composed"))
-    responder = AgentVoiceResponder(agent, "s")
-
-    async def main() -> list[object]:
-        request = ReplyRequest(turn_id=1, words="开灯，然后提醒我买牛奶")
-        return [item async for item in responder.reply(request)]
-
+    runner = TurnRunner(agent, FakeTTS())
     try:
-        items = asyncio.run(main())
-        result = responder.result(1).result(timeout=10)
+        outcome, output = asyncio.run(run_turn(runner, "s", "开灯，然后提醒我买牛奶", 1))
+        result = outcome.result.result(timeout=10)
     finally:
-        responder.close()
-    assert isinstance(items[0], BoardAction) and (items[0].name, items[0].value) == ("gpio:0", 1)
-    texts = [i.text for i in items if isinstance(i, ReplySentence)]
-    assert texts[0] == "好的，灯已打开。"
+        runner.close()
+    assert output.items[0] == ("action", "gpio:0", 1)
+    assert output.texts()[0] == "好的，灯已打开。"
     state = result.state
-    assert "灯已打开" in state.facts and any("买牛奶" in s for s in state.pending_steps)
+    assert "灯已打开" in [f.value for f in state.facts] and any("买牛奶" in s.value for s in state.pending_steps)

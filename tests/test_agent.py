@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,8 +19,9 @@ from sotto.agent import Agent, AgentConfig
 from sotto.memory.sanitize import leaks
 from sotto.memory.state import FACTS_MAX, STEPS_MAX, SessionState
 from sotto.memory.store import Store
-from sotto.voice.agent_responder import AgentVoiceResponder
-from sotto.voice.responder import BoardAction, ReplyRequest, ReplySentence
+from sotto.voice.budgets import BudgetConfig
+from sotto.voice.turn_runner import ReplyControl, TurnRequest, TurnRunner
+from fakes_voice import FakeTTS, RecordingOutput, run_turn, wait_until
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -148,78 +150,75 @@ def test_context_too_small_is_counted_not_crashed(store: Store) -> None:
     assert "Nico's" in result.state.memory_text()
 
 
-def test_responder_adapter_streams_and_finishes(store: Store) -> None:
+def test_turn_engine_streams_and_finishes(store: Store) -> None:
     model = FakeLanguageModel(replies=["Sure, the plants at six."])
     agent = Agent(model, store, config=AgentConfig(model_update="before_reply"))
-    responder = AgentVoiceResponder(agent, "s")
-
-    async def main() -> list[ReplySentence]:
-        items = [item async for item in responder.reply(ReplyRequest(turn_id=1, words="Remind me to water the plants at six."))]
-        return [i for i in items if isinstance(i, ReplySentence)]
+    runner = TurnRunner(agent, FakeTTS())
 
     try:
-        items = asyncio.run(main())
-        # Acknowledgements are the harness's (its ladder plays phrases synthesised at start-up).
-        assert not any(i.acknowledgement for i in items)
-        assert items[-1].text == "Sure, the plants at six."
-        result = responder.result(1).result(timeout=10)
+        outcome, output = asyncio.run(run_turn(runner, "s", "Remind me to water the plants at six.", 1))
+        assert output.texts() == ["Sure, the plants at six."] and output.texts("acknowledgement") == []
+        result = outcome.result.result(timeout=10)
         assert "plants" in result.state.memory_text() and not result.interrupted
     finally:
-        responder.close()
+        runner.close()
 
 
-def test_responder_cancelled_after_an_action_finishes_the_turn_and_the_next_states_it(store: Store) -> None:
+def test_turn_cancelled_after_an_action_finishes_and_the_next_states_it(store: Store) -> None:
     agent = Agent(FakeLanguageModel(replies=["Sure."]), store, config=AgentConfig(model_update="off", reply_mode="composed"))
-    responder = AgentVoiceResponder(agent, "s")
+    runner = TurnRunner(agent, FakeTTS())
 
-    async def barge_in_after_the_action() -> list[object]:
-        items = responder.reply(ReplyRequest(turn_id=1, words="Set the volume to 30 and remind me to call Ana."))
-        first = await items.__anext__()
-        await items.aclose()  # what the harness does on a barge-in: the reply is closed mid-way
-        return [first]
+    class BargeIn(RecordingOutput):
+        acting = asyncio.Event()
 
-    async def next_turn() -> list[object]:
-        request = ReplyRequest(turn_id=2, words="What was that?", prior_side_effects=("volume set to 30",))
-        return [item async for item in responder.reply(request)]
+        async def run_action(self, action: object) -> None:
+            await super().run_action(action)  # type: ignore[arg-type]
+            self.acting.set()
+            await asyncio.Event().wait()  # the board never confirms
+
+    async def barge_in_after_the_action() -> tuple[BargeIn, object]:
+        output = BargeIn()
+        output.acting = asyncio.Event()
+        request = TurnRequest("s", "Set the volume to 30 and remind me to call Ana.", runner.clock.now(), turn_id=1)
+        task = asyncio.create_task(runner.run(request, output, ReplyControl(), budgets=BudgetConfig()))
+        await output.acting.wait()
+        task.cancel()  # what a barge-in does: the reply is cancelled mid-way
+        await asyncio.wait({task})
+        return output, task
 
     try:
-        first = asyncio.run(barge_in_after_the_action())
-        assert isinstance(first[0], BoardAction) and (first[0].name, first[0].value) == ("volume", 30)
-        interrupted = responder.result(1).result(timeout=10)
-        assert interrupted.interrupted and [a.name for a in interrupted.actions] == ["volume"]
+        output, task = asyncio.run(barge_in_after_the_action())
+        assert output.items == [("action", "volume", 30)] and task.cancelled()  # type: ignore[attr-defined]
+        interrupted = runner.idle("s").result(timeout=10)
+        assert interrupted is None
         # The agent was released by the cancelled turn: the next one runs and says what already ran.
-        items = asyncio.run(next_turn())
-        texts = [i.text for i in items if isinstance(i, ReplySentence)]
-        assert not any(isinstance(i, BoardAction) for i in items)
-        assert texts[0] == "Earlier I already did this: volume set to 30."
-        result = responder.result(2).result(timeout=10)
+        outcome, later = asyncio.run(run_turn(runner, "s", "What was that?", 2, prior=("volume set to 30",)))
+        assert later.texts()[0] == "Earlier I already did this: volume set to 30."
+        assert not any(item[0] == "action" for item in later.items)
+        result = outcome.result.result(timeout=10)
         assert result.prior_side_effects == ["volume set to 30"]
-        assert "already done: volume set to 30" in result.state.facts
+        assert "already done: volume set to 30" in [f.value for f in result.state.facts]
     finally:
-        responder.close()
+        runner.close()
 
 
-def test_responder_opens_the_profile_before_the_first_turn_and_promotes_at_close(store: Store) -> None:
+def test_session_opens_its_profile_before_the_first_turn_and_promotes_at_the_end(store: Store) -> None:
     agent = Agent(FakeLanguageModel(), store, config=AgentConfig(model_update="off", reply_mode="composed"))
-    first = AgentVoiceResponder(agent, "monday", profile="board:kiosk-1")
-
-    async def say(responder: AgentVoiceResponder, turn: int, words: str) -> None:
-        async for _ in responder.reply(ReplyRequest(turn_id=turn, words=words)):
-            pass
-
-    asyncio.run(say(first, 1, "My name is Maya."))
-    first.result(1).result(timeout=10)
-    first.close()  # the voice session closed: its stable items go to the profile
-    assert store.session_profile("monday") == "board:kiosk-1"
-    stored = store.profile("board:kiosk-1")
-    assert stored is not None and "Maya" in stored.names
-    second = AgentVoiceResponder(agent, "tuesday", profile="board:kiosk-1")
+    runner = TurnRunner(agent, FakeTTS())
     try:
-        asyncio.run(say(second, 1, "Remind me to water the plants."))
-        state = second.result(1).result(timeout=10).state
+        runner.open_session("monday", profile="board:kiosk-1")
+        outcome, _ = asyncio.run(run_turn(runner, "monday", "My name is Maya.", 1))
+        outcome.result.result(timeout=10)
+        runner.end_session("monday").result(timeout=10)  # the voice session closed: stable items go to the profile
+        assert store.session_profile("monday") == "board:kiosk-1"
+        stored = store.profile("board:kiosk-1")
+        assert stored is not None and "Maya" in stored.names
+        runner.open_session("tuesday", profile="board:kiosk-1")
+        outcome, _ = asyncio.run(run_turn(runner, "tuesday", "Remind me to water the plants.", 1))
+        state = outcome.result.result(timeout=10).state
         assert "Maya" in state.user_profile.names  # seeded from the profile before the first turn
     finally:
-        second.close()
+        runner.close()
 
 
 CRASH_CHILD = """
@@ -274,16 +273,17 @@ def test_state_command_shows_history_and_rolls_back(store: Store, capsys: pytest
 
     agent = Agent(FakeLanguageModel(), store)
     agent.run_turn("s", "Book a table at Nico's for four on Friday.")
-    agent.run_turn("s", "Sorry, not four, five.")
+    agent.run_turn("s", "Sorry, not four, five.")  # the count: four -> five
     assert main(["state", "s", "--diff", "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     versions, current = lines[:-1], lines[-1]
     assert [v["source"] for v in versions] == ["create", "rules", "rules"]
-    assert versions[-1]["turn"] == 2 and versions[-1]["changes"][0]["new"].endswith("five on Friday")
-    assert "five" in current["current_task"]
+    assert versions[-1]["turn"] == 2 and versions[-1]["changes"][0]["new"].endswith("five")
+    assert any(f["value"] == "five" and f["kind"] == "quantity" for f in current["facts"])
+    assert "four" not in json.dumps(current)
     assert main(["state", "s", "--rollback", "1", "--json"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert "four" in json.loads(out[-1])["current_task"]
+    assert any(f["value"] == "four" for f in json.loads(out[-1])["facts"])
     assert store.history("s")[-1].source == "user-edit"
     assert main(["state", "nope"]) != 0
 
@@ -304,24 +304,30 @@ def test_llm_load_reports_missing_and_invalid_models(tmp_path: Path) -> None:
 def test_model_patch_is_skipped_when_the_user_already_spoke_again(store: Store) -> None:
     import threading
 
-    model = FakeLanguageModel(replies=["Sure, at six."])
-    agent = Agent(model, store)
-    first = agent.start_turn("s", "Remind me to water the plants at six.")
-    list(first.sentences())
-    second_started = threading.Event()
+    gate = threading.Event()
 
-    def next_turn() -> None:
-        second_started.set()
-        agent.run_turn("s", "And feed the cat.")
+    class GatedModel(FakeLanguageModel):
+        def stream(self, messages: Any, **kw: Any) -> Any:
+            gate.wait(5)
+            return super().stream(messages, **kw)
 
-    t = threading.Thread(target=next_turn)
-    t.start()
-    second_started.wait(5)
-    for _ in range(100):
-        if agent.turn_waiting():
-            break
-        time.sleep(0.01)
-    result = first.finish()
-    t.join(10)
-    assert result.model_update_ms == 0.0 and store.traces("s", kind="state_update_skipped")
+    model = GatedModel(replies=["Sure, at six."])
+    runner = TurnRunner(Agent(model, store), FakeTTS())
+
+    async def main() -> None:
+        first = asyncio.create_task(run_turn(runner, "s", "Remind me to water the plants at six.", 1))
+        await wait_until(lambda: runner.model_worker.busy_session == "s")
+        second = asyncio.create_task(run_turn(runner, "s", "And feed the cat.", 2))
+        await wait_until(lambda: runner.model_worker.pending() == 1)
+        gate.set()
+        outcome, _ = await first
+        assert outcome.patch_skipped
+        await second
+
+    try:
+        asyncio.run(main())
+        runner.idle("s").result(timeout=10)
+    finally:
+        runner.close()
+    assert store.traces("s", kind="state_update_skipped")
     assert len(model.complete_calls) == 1  # only the second turn's patch ran

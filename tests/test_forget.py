@@ -14,7 +14,7 @@ from sotto.agent import Agent, AgentConfig
 from sotto.cli import main
 from sotto.memory.store import Store
 from sotto.privacy.forget import expire
-from sotto.privacy.redact import redact_event
+from sotto.text.redact import redact_event
 from sotto.voice.trace import TraceLog
 
 MARKER = "Zyxquorbian"

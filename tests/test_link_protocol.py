@@ -12,7 +12,7 @@ from fakes_link import FakeBoard, frame_with_version
 from sotto.errors import HandshakeTimeout, LinkError, ProtocolVersionMismatch
 from sotto.link import messages as m
 from sotto.link.board_link import BoardLink, LinkOptions
-from sotto.voice.ports import LinkStatus, MicAudio, PlaybackReport
+from sotto.link.events import LinkStatus, MicAudio, PlaybackReport
 
 T = TypeVar("T")
 

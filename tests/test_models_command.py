@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from fakes_models import FakeModelServer
 
-import sotto.models.speed as speed_module
+import sotto.engines.speed as speed_module
 from sotto.cli import main
 from sotto.models.resolve import ResolvedModel
-from sotto.models.speed import (
+from sotto.engines.speed import (
     SpeedCache,
     SpeedReport,
     budget_warnings,

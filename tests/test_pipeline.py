@@ -16,7 +16,7 @@ from sotto.link import messages as m
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.memory.store import Store
 from sotto.pipeline import Pipeline, PipelineOptions, load_engines
-from sotto.pipeline_text import TypedTurnsRecognizer
+from sotto.voice.typed_turns import TypedTurnsRecognizer
 from sotto.sim import SimError, SimulatedBoard
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
@@ -61,11 +61,11 @@ def run_with_board(tmp_path: Path, scenario: Scenario) -> None:
                     timeline.append(("volume_at_speech", board.speaker.volume))
 
             link.add_listener(on_message)
-            session, responder = pipeline.session(link, recognizer, session_id="pipeline-test", sinks=(sink,),
-                                                  trace_folder=tmp_path)
+            session = pipeline.session(link, recognizer, session_id="pipeline-test", sinks=(sink,),
+                                       trace_folder=tmp_path)
             task = asyncio.create_task(session.run())
             try:
-                await scenario(board, link, session, recognizer, timeline, responder)
+                await scenario(board, link, session, recognizer, timeline)
             finally:
                 task.cancel()
                 await asyncio.wait({task})
@@ -82,7 +82,7 @@ def turns_completed(timeline: list[tuple[str, Any]]) -> list[dict[str, Any]]:
 
 def test_a_spoken_volume_request_sets_the_board_volume_before_the_reply_audio(tmp_path: Path) -> None:
     async def scenario(board: SimulatedBoard, link: BoardLink, session: VoiceSession,
-                       recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]], responder: Any) -> None:
+                       recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]]) -> None:
         assert board.speaker.volume == 100
         recognizer.type_line("Set the volume to 30.")
         await wait_for(lambda: turns_completed(timeline), "the turn")
@@ -98,15 +98,15 @@ def test_a_spoken_volume_request_sets_the_board_volume_before_the_reply_audio(tm
         # The board confirmed the command (its speaker already at 30) before any reply audio went out.
         assert done < action < first_audio
         assert timeline[done][1] == 30 and ("volume_at_speech", 30) in timeline
-        result = await asyncio.wrap_future(responder.result(1))
-        assert "volume set to 30" in result.state.facts
+        result = await asyncio.wrap_future(session.outcomes[1].result)
+        assert "volume set to 30" in [f.value for f in result.state.facts]
 
     run_with_board(tmp_path, scenario)
 
 
 def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> None:
     async def scenario(board: SimulatedBoard, link: BoardLink, session: VoiceSession,
-                       recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]], responder: Any) -> None:
+                       recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]]) -> None:
         # The board hears nothing until the line is restored below: the COMMAND is lost and
         # the action stays pending however slowly the turn starts (no race with a timer).
         board.silence_host(60.0)
@@ -125,7 +125,7 @@ def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> No
         recognizer.type_line("Thanks.")
         await wait_for(lambda: len(turns_completed(timeline)) == 2, "the next turn")
         # A cancelled action is not told to the next turn as done, and never reached the board.
-        result = await asyncio.wrap_future(responder.result(2))
+        result = await asyncio.wrap_future(session.outcomes[2].result)
         assert result.prior_side_effects == []
         assert board.speaker.volume == 100 and "command_done" not in [kind for kind, _ in timeline]
 

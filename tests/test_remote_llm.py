@@ -153,6 +153,7 @@ def test_llama_cpp_server_turns_degrade_when_it_stops_and_recover_when_it_return
     from sotto.memory.store import Store
     from sotto.server.app import ServeOptions, SottoServer
     from sotto.server.turns import TurnService
+    from sotto.voice.turn_runner import TurnRunner
 
     port = free_port()
     proc = start_llama_server(port)
@@ -174,7 +175,7 @@ def test_llama_cpp_server_turns_degrade_when_it_stops_and_recover_when_it_return
 
         async def main() -> list[dict[str, Any]]:
             nonlocal proc
-            service = TurnService(Agent(model, Store(tmp_path / "r.db")), FakeSynthesizer())
+            service = TurnService(TurnRunner(Agent(model, Store(tmp_path / "r.db")), FakeSynthesizer()))
             server = SottoServer(service, None, ServeOptions(port=0))
             await server.start()
             try:

@@ -13,7 +13,7 @@ from sotto.engines.base import AudioChunk, Transcript
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.memory.store import Store
 from sotto.pipeline import Pipeline
-from sotto.pipeline_text import TypedTurnsRecognizer
+from sotto.voice.typed_turns import TypedTurnsRecognizer
 from sotto.sim import SimulatedBoard
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
@@ -73,8 +73,8 @@ def test_typed_turns_run_the_whole_pipeline_and_ctrl_c_closes_as_cancelled(tmp_p
             link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
             await link.open()
             try:
-                session, responder = pipeline.session(link, recognizer, session_id="run-test", trace_folder=tmp_path,
-                                                     sinks=(sink,))
+                session = pipeline.session(link, recognizer, session_id="run-test", trace_folder=tmp_path,
+                                           sinks=(sink,))
                 task = asyncio.create_task(session.run())
                 recognizer.type_line("My name is Maya.")
                 loop = asyncio.get_running_loop()
@@ -83,7 +83,7 @@ def test_typed_turns_run_the_whole_pipeline_and_ctrl_c_closes_as_cancelled(tmp_p
                     await asyncio.sleep(0.05)
                 assert completed and completed[0]["stop_reason"] == "completed"
                 assert completed[0]["reply"]
-                result = await asyncio.wrap_future(responder.result(1))
+                result = await asyncio.wrap_future(session.outcomes[1].result)
                 assert "Maya" in json.dumps(result.state.to_dict())
                 task.cancel()  # what Ctrl+C does to the running session
                 with pytest.raises(asyncio.CancelledError):

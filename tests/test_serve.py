@@ -27,8 +27,9 @@ from sotto.memory.store import Store
 from sotto.server.app import ServeOptions, SottoServer
 from sotto.server.auth import check_bind, is_loopback
 from sotto.server.limits import ServeLimits
-from sotto.server.scheduler import FairWorker
+from sotto.voice.workers import FairWorker
 from sotto.server.turns import TurnService
+from sotto.voice.turn_runner import TurnRunner
 from sotto.voice.budgets import BudgetConfig, LadderConfig
 
 TOKEN = "0123456789abcdef-test-token"
@@ -55,7 +56,7 @@ def make_server(tmp_path: Path, *, llm: Any = None, tts: FakeSynthesizer | None 
     store = Store(tmp_path / "serve.db")
     agent = Agent(model, store)
     speaker = tts or FakeSynthesizer()
-    service = TurnService(agent, speaker, budgets=budgets)
+    service = TurnService(TurnRunner(agent, speaker), budgets=budgets)
     server = SottoServer(service, recognizers, options or ServeOptions(port=0))
     return server, speaker
 
@@ -353,8 +354,8 @@ def test_long_model_queue_answers_from_memory_and_records_defer(tmp_path: Path) 
         store = Store(tmp_path / "serve.db")
         agent = Agent(SlowModel(replies=("Sure thing.",)), store)
         memory_agent = Agent(None, store, config=AgentConfig(model_update="off", reply_mode="composed"))
-        service = TurnService(agent, FakeSynthesizer(), memory_agent=memory_agent)
-        service.model_turn_ms = 800.0
+        service = TurnService(TurnRunner(agent, FakeSynthesizer(), memory_agent=memory_agent))
+        service.runner.model_queue.turn_ms = 800.0
         server = SottoServer(service, None, ServeOptions(port=0))
         await server.start()
         try:

@@ -19,6 +19,7 @@ from sotto.memory.store import Store
 from sotto.server.app import ServeOptions, SottoServer
 from sotto.server.build import board_bridge_factory
 from sotto.server.turns import TurnService
+from sotto.voice.turn_runner import TurnRunner
 from sotto_fw import wire
 
 RATE = 16000
@@ -70,8 +71,9 @@ def test_wifi_board_gets_welcome_and_a_spoken_reply_over_websocket(tmp_path: Pat
         agent = Agent(FakeLanguageModel(replies=("Hello Wanda.",)), store)
         tts = FakeSynthesizer()
         recognizers = Recognizers()
-        server = SottoServer(TurnService(agent, tts), recognizers, ServeOptions(port=0),
-                             board_bridges=board_bridge_factory(agent, tts, recognizers, "en"))
+        runner = TurnRunner(agent, tts)
+        server = SottoServer(TurnService(runner), recognizers, ServeOptions(port=0),
+                             board_bridges=board_bridge_factory(runner, recognizers, "en"))
         await server.start()
         received: list[Any] = []
         decoder = wire.FrameDecoder(lambda mtype, seq, payload: received.append(m.decode_message(mtype, bytes(payload))))
@@ -120,8 +122,9 @@ def test_binary_frames_without_an_asr_model_get_a_clear_error(tmp_path: Path) ->
     async def main() -> dict[str, Any]:
         agent = Agent(FakeLanguageModel(), Store(tmp_path / "c.db"))
         tts = FakeSynthesizer()
-        server = SottoServer(TurnService(agent, tts), NoRecognizers(), ServeOptions(port=0),
-                             board_bridges=board_bridge_factory(agent, tts, NoRecognizers(), "en"))
+        runner = TurnRunner(agent, tts)
+        server = SottoServer(TurnService(runner), NoRecognizers(), ServeOptions(port=0),
+                             board_bridges=board_bridge_factory(runner, NoRecognizers(), "en"))
         await server.start()
         try:
             async with connect(f"{server.url}/ws/no-asr") as ws:

@@ -14,7 +14,7 @@ from sotto.errors import AudioFormatError
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.sim import SimulatedBoard
 from sotto.sim.audio import read_wav
-from sotto.voice.ports import LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.link.events import LinkStatus, MicAudio, PlaybackReport, PortEvent
 
 pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 

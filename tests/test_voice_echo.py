@@ -7,24 +7,25 @@ from pathlib import Path
 
 import pytest
 
-from fakes_voice import EchoBoard, FakeRecognizer, FakeResponder, NoiseTTS, noise, wait_until
+from fakes_voice import EchoBoard, FakeAgent, FakeRecognizer, NoiseTTS, noise, wait_until
 from sotto.engines.base import Transcript
 from sotto.voice import events as ev
 from sotto.voice.bargein import BargeInConfig
 from sotto.voice.harness import VoiceConfig, VoiceSession
 from sotto.voice.phases import Phase
-from sotto.voice.responder import ReplySentence
+from sotto.voice.turn_runner import TurnRunner
 from sotto.voice.usage import UsageRecord
 
 pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 
-REPLY = [ReplySentence("one two three four five six seven eight."), ReplySentence("nine ten eleven twelve thirteen fourteen.")]
+REPLY: list = ["one two three four five six seven eight.", "nine ten eleven twelve thirteen fourteen."]
 
 
 def run_echo_session(tmp_path: Path, config: VoiceConfig, interrupt_after_s: float | None) -> tuple[VoiceSession, EchoBoard, UsageRecord]:
     board = EchoBoard(echo_gain=0.6, echo_delay_ms=60)
     recognizer = FakeRecognizer()
-    session = VoiceSession(board, recognizer, FakeResponder(script={1: REPLY}), NoiseTTS(), session_id="echo", config=config, trace_folder=tmp_path)
+    session = VoiceSession(board, recognizer, TurnRunner(FakeAgent(script={1: REPLY}), NoiseTTS()), session_id="echo",  # type: ignore[arg-type]
+                           config=config, trace_folder=tmp_path)
 
     async def main() -> UsageRecord:
         task = asyncio.create_task(session.run())

@@ -9,25 +9,26 @@ from typing import Awaitable, Callable
 
 import pytest
 
-from fakes_voice import Delay, FakePort, FakeRecognizer, FakeResponder, FakeTTS, noise, silence, tone, wait_until
+from fakes_voice import Delay, FakeAgent, FakePort, FakeRecognizer, FakeTTS, action, noise, silence, tone, wait_until
 from sotto.engines.base import Transcript
 from sotto.voice import events as ev
 from sotto.voice.budgets import BudgetConfig
 from sotto.voice.harness import VoiceConfig, VoiceSession
 from sotto.voice.phases import Phase
-from sotto.voice.responder import BoardAction, ReplySentence
 from sotto.voice.trace import read_trace
+from sotto.voice.turn_runner import TurnRunner
 from sotto.voice.usage import UsageRecord
 
 Scenario = Callable[[FakePort, FakeRecognizer, VoiceSession], Awaitable[None]]
 
 
-def make_session(tmp_path: Path, responder: FakeResponder | None = None, config: VoiceConfig | None = None) -> tuple[VoiceSession, FakePort, FakeRecognizer, FakeResponder]:
+def make_session(tmp_path: Path, agent: FakeAgent | None = None, config: VoiceConfig | None = None) -> tuple[VoiceSession, FakePort, FakeRecognizer, FakeAgent]:
     port = FakePort()
     recognizer = FakeRecognizer()
-    responder = responder or FakeResponder()
-    session = VoiceSession(port, recognizer, responder, FakeTTS(), session_id="test-session", config=config, trace_folder=tmp_path)
-    return session, port, recognizer, responder
+    agent = agent or FakeAgent()
+    runner = TurnRunner(agent, FakeTTS())  # type: ignore[arg-type]
+    session = VoiceSession(port, recognizer, runner, session_id="test-session", config=config, trace_folder=tmp_path)
+    return session, port, recognizer, agent
 
 
 def run_scenario(session: VoiceSession, port: FakePort, recognizer: FakeRecognizer, scenario: Scenario) -> UsageRecord:
@@ -36,7 +37,10 @@ def run_scenario(session: VoiceSession, port: FakePort, recognizer: FakeRecogniz
         await wait_until(lambda: session.phase == Phase.LISTENING)
         await scenario(port, recognizer, session)
         port.close()
-        return await asyncio.wait_for(task, 10)
+        try:
+            return await asyncio.wait_for(task, 10)
+        finally:
+            session.runner.close()
 
     return asyncio.run(main())
 
@@ -53,7 +57,7 @@ def types(session: VoiceSession) -> list[str]:
 
 
 def test_positive_turn_event_order_and_metrics(tmp_path: Path) -> None:
-    session, port, recognizer, responder = make_session(tmp_path)
+    session, port, recognizer, agent = make_session(tmp_path)
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "turn on", "turn on the light")
@@ -87,7 +91,7 @@ def test_positive_turn_event_order_and_metrics(tmp_path: Path) -> None:
 
 
 def test_partial_after_final_and_repeated_final_change_nothing(tmp_path: Path) -> None:
-    session, port, recognizer, responder = make_session(tmp_path)
+    session, port, recognizer, agent = make_session(tmp_path)
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "what is", "what is the time")
@@ -103,28 +107,49 @@ def test_partial_after_final_and_repeated_final_change_nothing(tmp_path: Path) -
     assert user_messages == ["what is the time"]
     assert [e.data["text"] for e in session.trace.of_type(ev.FINAL_TRANSCRIPT)] == ["what is the time"]
     assert all(e.data["text"] != "what is the tide" for e in session.trace.of_type(ev.PARTIAL_TRANSCRIPT))
-    assert len(responder.requests) == 1 and len(usage.turns) == 1
+    assert len(agent.turns) == 1 and len(usage.turns) == 1
 
 
-def test_barge_in_by_button_cancels_reply_and_action_then_next_turn_runs(tmp_path: Path) -> None:
-    responder = FakeResponder(script={
-        1: [ReplySentence("Here is a long answer with many words in it."), BoardAction("volume", 30, "speaker volume 30"),
-            BoardAction("gpio", 1, "lamp on"), ReplySentence("And more words follow after that.")],
-        2: [ReplySentence("Okay.")],
+def test_barge_in_by_button_cancels_a_running_board_action(tmp_path: Path) -> None:
+    agent = FakeAgent(script={
+        1: [action("volume", 30, "speaker volume 30"), action("gpio", 1, "lamp on"), "Done, louder now."],
+        2: ["Okay."],
     })
-    session, port, recognizer, _ = make_session(tmp_path, responder)
-    port.auto_drain = False
+    session, port, recognizer, _ = make_session(tmp_path, agent)
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
-        gate = asyncio.Event()
-        port.command_gate = gate
-        user_says(port, recognizer, 1, "tell me", "tell me a story")
-        # The first action blocks on the board; the second never runs.
-        await wait_until(lambda: session.trace.of_type(ev.AGENT_SPEECH_CHUNK) != [] and responder.requests != [])
-        await wait_until(lambda: len(session.trace.of_type(ev.AGENT_SPEECH_CHUNK)) >= 9)
+        port.command_gate = asyncio.Event()  # the first action blocks on the board; the second never runs
+        user_says(port, recognizer, 1, "louder", "louder please")
+        await wait_until(lambda: port.commands_pending != [])
         port.button()
         await wait_until(lambda: len(session.usage.turns) == 1)
         port.command_gate = None
+        user_says(port, recognizer, 2, "thanks", "thanks")
+        await wait_until(lambda: len(session.usage.turns) == 2)
+
+    usage = run_scenario(session, port, recognizer, scenario)
+    first, second = usage.turns
+    assert first.stop_reason == "interrupted" and first.reply == ""
+    assert first.actions_cancelled == ["speaker volume 30"] and first.actions_done == []
+    assert port.commands == [] and port.commands_cancelled == [("volume", 30)]
+    assert port.sent == [] or all(s.stream_id == 2 for s in port.sent)  # nothing of turn 1 was played
+    assert usage.failed_attempts == 0 and usage.barge_ins == 1
+    assert second.stop_reason == "completed"
+
+
+def test_barge_in_by_button_stops_the_reply_then_next_turn_runs(tmp_path: Path) -> None:
+    agent = FakeAgent(script={
+        1: ["Here is a long answer with many words in it.", Delay(5.0), "And more words follow after that."],
+        2: ["Okay."],
+    })
+    session, port, recognizer, _ = make_session(tmp_path, agent)
+    port.auto_drain = False
+
+    async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
+        user_says(port, recognizer, 1, "tell me", "tell me a story")
+        await wait_until(lambda: len(session.trace.of_type(ev.AGENT_SPEECH_CHUNK)) >= 9)
+        port.button()
+        await wait_until(lambda: len(session.usage.turns) == 1)
         port.auto_drain = True
         user_says(port, recognizer, 2, "thanks", "thanks")
         await wait_until(lambda: len(session.usage.turns) == 2)
@@ -133,14 +158,12 @@ def test_barge_in_by_button_cancels_reply_and_action_then_next_turn_runs(tmp_pat
     first, second = usage.turns
     assert first.stop_reason == "interrupted" and first.interrupted
     assert first.reply == "" and first.barge_in_ms is not None
-    assert first.actions_cancelled == ["speaker volume 30"] and first.actions_done == []
-    assert port.commands == [] and port.commands_cancelled == [("volume", 30)]
     assert usage.failed_attempts == 0 and usage.barge_ins == 1
     # No old audio after STOP, and the interrupted reply never entered the conversation.
     assert port.stopped_streams == [1]
     assert not any(s.after_stop for s in port.sent)
     assert [m.content for m in session.conversation.messages] == ["tell me a story", "thanks", "Okay."]
-    assert responder.cancelled == [1]
+    assert agent.cancelled == [1]  # the model stream was stopped
     # What the board played (half of what was sent) is in the barge-in record, and only there.
     barge = session.trace.of_type(ev.BARGE_IN)[0]
     assert barge.data["source"] == "button" and barge.data["playback_confirmed"] is True
@@ -154,11 +177,11 @@ def test_barge_in_by_button_cancels_reply_and_action_then_next_turn_runs(tmp_pat
 
 
 def test_side_effects_of_an_interrupted_turn_are_told_to_the_next(tmp_path: Path) -> None:
-    responder = FakeResponder(script={
-        1: [BoardAction("gpio", 1, "lamp on"), ReplySentence("The lamp is on and I will keep talking for a while now.")],
-        2: [ReplySentence("Fine.")],
+    agent = FakeAgent(script={
+        1: [action("gpio", 1, "lamp on"), "The lamp is on and I will keep talking for a while now."],
+        2: ["Fine."],
     })
-    session, port, recognizer, _ = make_session(tmp_path, responder)
+    session, port, recognizer, _ = make_session(tmp_path, agent)
     port.auto_drain = False
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
@@ -172,14 +195,14 @@ def test_side_effects_of_an_interrupted_turn_are_told_to_the_next(tmp_path: Path
 
     usage = run_scenario(session, port, recognizer, scenario)
     assert usage.turns[0].actions_done == ["lamp on"] and port.commands == [("gpio", 1)]
-    assert responder.requests[1].prior_side_effects == ("lamp on",)
+    assert agent.turns[1].prior_side_effects == ("lamp on",)
     assert usage.turns[0].stop_reason == "interrupted"
 
 
 def test_voice_over_the_agent_interrupts_but_a_cough_does_not(tmp_path: Path) -> None:
-    long_reply = [ReplySentence(" ".join(["word"] * 40))]
-    responder = FakeResponder(script={1: long_reply, 2: long_reply})
-    session, port, recognizer, _ = make_session(tmp_path, responder)
+    long_reply = [" ".join(["word"] * 40)]
+    agent = FakeAgent(script={1: long_reply, 2: long_reply})
+    session, port, recognizer, _ = make_session(tmp_path, agent)
     port.auto_drain = False
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
@@ -200,8 +223,8 @@ def test_voice_over_the_agent_interrupts_but_a_cough_does_not(tmp_path: Path) ->
 
 
 def test_non_empty_partial_while_speaking_interrupts(tmp_path: Path) -> None:
-    responder = FakeResponder(script={1: [ReplySentence(" ".join(["word"] * 40))]})
-    session, port, recognizer, _ = make_session(tmp_path, responder)
+    agent = FakeAgent(script={1: [" ".join(["word"] * 40)]})
+    session, port, recognizer, _ = make_session(tmp_path, agent)
     port.auto_drain = False
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
@@ -218,8 +241,8 @@ def test_non_empty_partial_while_speaking_interrupts(tmp_path: Path) -> None:
 def test_late_answer_degrades_live_and_turn_says_so(tmp_path: Path) -> None:
     # Budgets and ladder at 1/10 scale; the answer comes after 300 ms: acknowledge, shorten, defer.
     config = VoiceConfig(budgets=BudgetConfig().scaled(0.1))
-    responder = FakeResponder(script={1: [Delay(0.3), ReplySentence("First."), ReplySentence("Second.")]})
-    session, port, recognizer, _ = make_session(tmp_path, responder, config)
+    agent = FakeAgent(script={1: [Delay(0.3), "First.", "Second."]})
+    session, port, recognizer, _ = make_session(tmp_path, agent, config)
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "plan", "plan my week")
@@ -234,7 +257,8 @@ def test_late_answer_degrades_live_and_turn_says_so(tmp_path: Path) -> None:
     assert kinds == ["acknowledgement"]
     texts = {e.data["text"] for e in session.trace.of_type(ev.AGENT_SPEECH_CHUNK)}
     assert session.phrases is not None and session.phrases.deferral.text in texts
-    assert responder.requests[0].control.defer and responder.requests[0].control.max_sentences == 1
+    # Defer really defers: the turn was told to skip its deep work, and to say one sentence.
+    assert agent.turns[0].run_model is False and agent.turns[0].max_sentences == 1
     assert record.over_budget_without_degradation() == []
     assert [e.data["action"] for e in session.trace.of_type(ev.DEGRADE)] == ["acknowledge", "shorten", "defer"]
     assert usage.summary()["degraded_turns"] == 1 and usage.summary()["defects"] == []
@@ -243,10 +267,10 @@ def test_late_answer_degrades_live_and_turn_says_so(tmp_path: Path) -> None:
 
 def test_slow_total_turn_shortens_the_answer(tmp_path: Path) -> None:
     config = VoiceConfig(budgets=BudgetConfig().scaled(0.1))
-    sentences = [ReplySentence(f"Sentence {i}.") for i in range(6)]
+    sentences = [f"Sentence {i}." for i in range(6)]
     script = [sentences[0], Delay(0.25), *sentences[1:]]
-    responder = FakeResponder(script={1: script})
-    session, port, recognizer, _ = make_session(tmp_path, responder, config)
+    agent = FakeAgent(script={1: script})
+    session, port, recognizer, _ = make_session(tmp_path, agent, config)
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "tell", "tell me everything")
@@ -262,8 +286,8 @@ def test_over_budget_without_degradation_is_flagged(tmp_path: Path) -> None:
     budgets = BudgetConfig().scaled(0.1)
     budgets.ladder = type(budgets.ladder)(enabled=False)
     config = VoiceConfig(budgets=budgets)
-    responder = FakeResponder(script={1: [Delay(0.3), ReplySentence("Late.")]})
-    session, port, recognizer, _ = make_session(tmp_path, responder, config)
+    agent = FakeAgent(script={1: [Delay(0.3), "Late."]})
+    session, port, recognizer, _ = make_session(tmp_path, agent, config)
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "hi", "hi there")
@@ -279,13 +303,8 @@ def test_over_budget_without_degradation_is_flagged(tmp_path: Path) -> None:
 
 
 def test_failed_reply_is_counted_and_session_goes_on(tmp_path: Path) -> None:
-    class Boom(FakeResponder):
-        async def reply(self, request):  # type: ignore[no-untyped-def]
-            if request.turn_id == 1:
-                raise RuntimeError("model crashed")
-            yield ReplySentence("Back.")
-
-    session, port, recognizer, _ = make_session(tmp_path, Boom())
+    agent = FakeAgent(default=["Back."], fail_start={1: RuntimeError("model crashed")})
+    session, port, recognizer, _ = make_session(tmp_path, agent)
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "a", "first")
@@ -322,22 +341,24 @@ def test_board_back_within_grace_resumes_gone_past_it_closes_cancelled(tmp_path:
 
 
 def test_ctrl_c_closes_the_session_as_cancelled(tmp_path: Path) -> None:
-    responder = FakeResponder(script={1: [Delay(5.0), ReplySentence("never")]})
-    session, port, recognizer, _ = make_session(tmp_path, responder)
+    agent = FakeAgent(script={1: [Delay(5.0), "never"]})
+    session, port, recognizer, _ = make_session(tmp_path, agent)
 
     async def main() -> None:
         task = asyncio.create_task(session.run())
         await wait_until(lambda: session.phase == Phase.LISTENING)
         user_says(port, recognizer, 1, "hm", "think hard")
-        await wait_until(lambda: responder.requests != [])
+        await wait_until(lambda: agent.turns != [])
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
+        await wait_until(lambda: agent.cancelled == [1])
+        session.runner.close()
 
     asyncio.run(main())
     assert session.usage.status == "cancelled"
     assert session.usage.turns[0].stop_reason == "cancelled"
-    assert responder.cancelled == [1]
+    assert agent.cancelled == [1]
     assert session.trace.of_type(ev.SESSION_CLOSED)[0].data["status"] == "cancelled"
     assert session.usage.failed_attempts == 0
 
@@ -345,7 +366,8 @@ def test_ctrl_c_closes_the_session_as_cancelled(tmp_path: Path) -> None:
 def test_extra_sink_gets_every_event_and_turn_record_has_demo_fields(tmp_path: Path) -> None:
     received: list[ev.TraceEvent] = []
     port, recognizer = FakePort(), FakeRecognizer()
-    session = VoiceSession(port, recognizer, FakeResponder(), FakeTTS(), session_id="sink", trace_folder=tmp_path, sinks=(received.append,))
+    runner = TurnRunner(FakeAgent(), FakeTTS())  # type: ignore[arg-type]
+    session = VoiceSession(port, recognizer, runner, session_id="sink", trace_folder=tmp_path, sinks=(received.append,))
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "x", "hello")
@@ -363,8 +385,8 @@ def test_extra_sink_gets_every_event_and_turn_record_has_demo_fields(tmp_path: P
 
 def test_answer_stalling_mid_reply_is_cut_at_the_total_turn_limit(tmp_path: Path) -> None:
     config = VoiceConfig(budgets=BudgetConfig().scaled(0.1))
-    responder = FakeResponder(script={1: [ReplySentence("Start."), Delay(5.0), ReplySentence("Never said.")]})
-    session, port, recognizer, _ = make_session(tmp_path, responder, config)
+    agent = FakeAgent(script={1: ["Start.", Delay(5.0), "Never said."]})
+    session, port, recognizer, _ = make_session(tmp_path, agent, config)
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "go", "go on")
@@ -373,4 +395,4 @@ def test_answer_stalling_mid_reply_is_cut_at_the_total_turn_limit(tmp_path: Path
     usage = run_scenario(session, port, recognizer, scenario)
     record = usage.turns[0]
     assert record.reply == "Start." and record.stop_reason == "completed"
-    assert record.degrade_actions == ["shorten"] and responder.cancelled == [1]
+    assert record.degrade_actions == ["shorten"] and agent.cancelled == [1]

@@ -28,14 +28,14 @@ import sotto  # noqa: F401  (offline environment before any engine import)
 from sotto.engines.base import LanguageModel, Recognizer, SpeechSynthesizer
 from sotto.engines.config import EngineConfig
 from sotto.errors import ConfigError
-from sotto.voice.agent_responder import AgentVoiceResponder
 from sotto.voice.harness import VoiceConfig, VoiceSession
 from sotto.voice.trace import TraceSink
+from sotto.voice.turn_runner import TurnRunner
 
 if TYPE_CHECKING:
     from sotto.knowledge.base import KnowledgeBase
     from sotto.memory.store import Store
-    from sotto.voice.ports import BoardPort
+    from sotto.link.events import BoardPort
 
 REPLAY_ENDPOINT_MS = 650.0
 
@@ -47,7 +47,7 @@ class PipelineOptions:
     asr_model: str | None = None  # Vosk model folder or name (default: resolution order, pocketsphinx for English)
     lang: str = "en"
     n_ctx: int = 2048
-    llm_threads: int | None = None  # default: default_llm_threads()
+    llm_threads: int | None = None  # default: sotto.engines.llm.default_threads()
     tts_threads: int | None = None
     # Remote engines (--llm-url, --tts-wyoming, --asr-wyoming, --engines-config); in-process
     # for whatever it does not configure. Its llm_path / tts_voice / asr_model are used when
@@ -73,7 +73,7 @@ def _load_llm(options: PipelineOptions) -> tuple[LanguageModel, str, float]:
     if remote is not None:
         return remote, remote.name, (time.perf_counter() - started) * 1000.0
     resolved = resolve_llm(options.model or options.engine_config.llm_path)
-    model = llm.load(resolved.path, n_ctx=options.n_ctx, n_threads=options.llm_threads or default_llm_threads())
+    model = llm.load(resolved.path, n_ctx=options.n_ctx, n_threads=options.llm_threads or llm.default_threads())
     return model, resolved.path.name, (time.perf_counter() - started) * 1000.0
 
 
@@ -88,15 +88,6 @@ def _load_tts(options: PipelineOptions) -> tuple[SpeechSynthesizer, str, float]:
     resolved = resolve_voice(options.voice or options.engine_config.tts_voice, lang=options.lang)
     voice = tts.load(resolved.path, threads=options.tts_threads)
     return voice, voice.name, (time.perf_counter() - started) * 1000.0
-
-
-def default_llm_threads(cores: int | None = None) -> int:
-    """One llama.cpp thread on a 2-core host: Piper, the link and the event loop need the
-    other core, and llama.cpp's threads spin on barriers, so when one is descheduled all
-    of them wait (measured here under load: the state patch took 4-5 s with 1 thread,
-    12-44 s with 2). Bigger hosts leave two cores free."""
-    n = cores if cores is not None else cpu_count()
-    return 1 if n <= 2 else min(8, n - 2)
 
 
 def load_engines(options: PipelineOptions) -> LoadedEngines:
@@ -146,7 +137,7 @@ def default_voice_config() -> VoiceConfig:
 
 
 class Pipeline:
-    """Engines + working memory, ready to serve sessions on any `BoardPort`."""
+    """Engines + working memory + the turn engine, ready to serve sessions on any `BoardPort`."""
 
     def __init__(self, engines: LoadedEngines, store: "Store", *, lang: str = "en",
                  voice_config: VoiceConfig | None = None, knowledge: "KnowledgeBase | None" = None) -> None:
@@ -157,8 +148,9 @@ class Pipeline:
         self.store = store
         self.lang = lang
         self.agent = Agent(engines.llm, store, knowledge=knowledge)
+        self.runner = TurnRunner(self.agent, engines.tts)
         self.voice_config = voice_config or default_voice_config()
-        self.responders: list[AgentVoiceResponder] = []
+        self.sessions: list[str] = []
 
     def session(
         self,
@@ -169,23 +161,20 @@ class Pipeline:
         sinks: tuple[TraceSink, ...] = (),
         trace_folder: Path | None = None,
         profile: str | None = None,
-    ) -> tuple[VoiceSession, AgentVoiceResponder]:
+    ) -> VoiceSession:
         """`profile`: the long-term profile the session is seeded from and promoted to at
         its end (a user name or a key like "board:kiosk-1"; None: none until a name is said)."""
-        responder = AgentVoiceResponder(self.agent, session_id, lang=self.lang, profile=profile)
-        responder.open()  # on the agent's worker, ahead of the first turn
-        self.responders.append(responder)
-        session = VoiceSession(
-            port, recognizer, responder, self.engines.tts, session_id=session_id, config=self.voice_config,
-            sinks=sinks, trace_folder=trace_folder,
-        )
-        return session, responder
+        self.runner.open_session(session_id, profile=profile)  # on the model worker, ahead of the first turn
+        self.sessions.append(session_id)
+        return VoiceSession(port, recognizer, self.runner, session_id=session_id, lang=self.lang,
+                            config=self.voice_config, sinks=sinks, trace_folder=trace_folder)
 
     def close(self) -> None:
-        """End every session (each promotes its profile) and stop the agent workers. Blocking."""
-        for responder in self.responders:
-            responder.close()
-        self.responders.clear()
+        """End every session (each promotes its profile) and stop the workers. Blocking."""
+        ends = [self.runner.end_session(session_id) for session_id in self.sessions]
+        self.sessions.clear()
+        concurrent.futures.wait(ends)
+        self.runner.close()
 
 
 def peak_rss_mb() -> float:
@@ -193,7 +182,3 @@ def peak_rss_mb() -> float:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def cpu_count() -> int:
-    return os.cpu_count() or 1

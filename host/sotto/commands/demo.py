@@ -91,7 +91,7 @@ def _check(args: argparse.Namespace) -> None:
     if args.speaker_buffer is not None and not 4096 <= args.speaker_buffer <= 4 * 1024 * 1024:
         raise ConfigError("--speaker-buffer must be between 4096 and 4194304 bytes")
     if args.profile is not None:
-        from sotto.profile.model import profile_key
+        from sotto.memory.profile import profile_key
 
         profile_key(args.profile)  # a bad name fails before the models load
 

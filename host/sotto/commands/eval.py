@@ -2,7 +2,8 @@
 
 Per turn: {"script", "turn", "user", "state", "reply", "first_answer_ms"}; last line:
 {"scripts", "turns", "entity_retention", "correction_accuracy", "reply_leak_rate",
-"context_overflows", "json_failures", "first_answer_ms_p50", "llm"} (DESIGN.md).
+"stale_reply_rate", "state_noise", "context_overflows", "json_failures",
+"first_answer_ms_p50", "llm"} (DESIGN.md).
 first_answer_ms runs from the final words to the first answer sentence synthesised.
 
 With `--speech`, each user turn is synthesised with Piper, recognised (a Vosk model for
@@ -73,6 +74,10 @@ class EvalTotals:
     model_update_ms: list[float] = field(default_factory=list)
     mention_checks: int = 0
     mentions_ok: int = 0
+    stale_checks: int = 0
+    stale_replies: int = 0
+    states: int = 0
+    noisy_states: int = 0
     misses: list[str] = field(default_factory=list)
     # --speech: word errors and reference words, overall and per script
     word_errors: int = 0
@@ -142,7 +147,7 @@ def run_scripts(
                 scorer.observe(number, state, "")
                 totals.turns += 1
                 emit({"script": script.name, "turn": number + 1, "user": step.user, **heard_line,
-                      "state": state.to_dict(), "reply": "", "first_answer_ms": None, "_detail": {"heard_nothing": True}})
+                      "state": state.public_dict(), "reply": "", "first_answer_ms": None, "_detail": {"heard_nothing": True}})
                 continue
             started = time.perf_counter()
             turn = agent.start_turn(session, words, turn=number + 1, lang=script.lang or None)
@@ -174,7 +179,7 @@ def run_scripts(
                     "turn": number + 1,
                     "user": step.user,
                     **heard_line,
-                    "state": result.state.to_dict(),
+                    "state": result.state.public_dict(),
                     "reply": result.reply,
                     "first_answer_ms": None if first_answer is None else round(first_answer, 1),
                     "_detail": {
@@ -195,6 +200,10 @@ def run_scripts(
         totals.leaks += s.leaks
         totals.mention_checks += s.mention_checks
         totals.mentions_ok += s.mentions_ok
+        totals.stale_checks += s.stale_checks
+        totals.stale_replies += s.stale_replies
+        totals.states += s.states
+        totals.noisy_states += s.noisy_states
         totals.misses += [f"{script.name}: {m}" for m in s.misses]
     return totals
 
@@ -215,6 +224,8 @@ def summary(totals: EvalTotals, scripts: int, llm: str, *, asr: str | None = Non
         "entity_retention": ratio(totals.retention_present, totals.retention_checks),
         "correction_accuracy": ratio(totals.corrections_ok, totals.correction_turns),
         "reply_leak_rate": ratio(totals.leaks, totals.replies),
+        "stale_reply_rate": ratio(totals.stale_replies, totals.stale_checks),
+        "state_noise": ratio(totals.noisy_states, totals.states),
         "context_overflows": totals.context_overflows,
         "json_failures": totals.json_failures,
         "first_answer_ms_p50": percentile(totals.first_answer_ms, 50),

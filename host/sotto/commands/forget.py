@@ -15,7 +15,7 @@ import json
 
 from sotto.memory.store import Store
 from sotto.privacy.forget import Forgotten, expire, forget_profile, forget_session, retention_days
-from sotto.profile.model import profile_key
+from sotto.memory.profile import profile_key
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

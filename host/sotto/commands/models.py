@@ -60,7 +60,7 @@ def _configured(llm: str | None, voice: str | None) -> dict[str, ResolvedModel]:
 def collect(*, measure: bool, force: bool, llm: str | None = None, voice: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows for every model found (plus the configured ones), and the budget warnings."""
     from sotto.models.resolve import find_models, recognizers_by_language
-    from sotto.models.speed import SpeedCache, budget_warnings, estimate_first_answer_ms, speed_of
+    from sotto.engines.speed import SpeedCache, budget_warnings, estimate_first_answer_ms, speed_of
 
     configured = _configured(llm, voice)
     models = find_models()

@@ -14,7 +14,7 @@ import json
 
 from sotto.errors import SottoError
 from sotto.memory.store import Store
-from sotto.profile.model import Profile, edit, profile_key
+from sotto.memory.profile import Profile, edit, profile_key
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.baud < 1200 or args.baud > 12_000_000:
         raise ConfigError("--baud must be between 1200 and 12000000")
     if args.profile is not None:
-        from sotto.profile.model import profile_key
+        from sotto.memory.profile import profile_key
 
         profile_key(args.profile)  # a bad name fails before the port and the models
     options = PipelineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, lang=args.lang,
@@ -107,7 +107,7 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
     from sotto.errors import ModelNotFound
     from sotto.memory.store import Store
     from sotto.pipeline import Pipeline, load_engines, make_recognizer
-    from sotto.pipeline_text import TypedTurnsRecognizer, read_lines_forever
+    from sotto.voice.typed_turns import TypedTurnsRecognizer, read_lines_forever
     from sotto.voice import events as ev
     from sotto.voice.events import TraceEvent
 
@@ -136,7 +136,7 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
                 _print_turn(args, dict(event.data))
 
         profile = args.profile or (f"board:{link.board_id[:60]}" if link.board_id else None)
-        session, _responder = pipeline.session(link, recognizer, session_id=session_id, sinks=(on_event,),
+        session = pipeline.session(link, recognizer, session_id=session_id, sinks=(on_event,),
                                                profile=profile)
         print(f"sotto run: session {session_id} (profile {profile or 'none'}); "
               f"{link.choice.describe() if link.choice else ''}",

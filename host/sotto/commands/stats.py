@@ -7,7 +7,7 @@ import argparse
 import json
 
 from sotto import paths
-from sotto.memory.stats import LATENCY_METRICS, collect
+from sotto.agent.stats import LATENCY_METRICS, collect
 from sotto.memory.store import Store
 
 

@@ -185,7 +185,7 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         link = BoardLink(board.port_path, LinkOptions(baud=options.baud))
         await link.open()
         details["formats"] = link.choice.describe() if link.choice is not None else ""
-        session, responder = pipeline.session(link, recognizer, session_id=session_id, sinks=(watcher,),
+        session = pipeline.session(link, recognizer, session_id=session_id, sinks=(watcher,),
                                               trace_folder=options.trace_folder, profile=options.profile)
         session_task = asyncio.create_task(session.run(), name="sotto-demo-session")
 
@@ -235,15 +235,16 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
             nonlocal emitted, previous_state
             while emitted < len(watcher.completed):
                 record = watcher.completed[emitted]
-                outcome = responder.result(int(record["turn"]))
+                reply = session.outcomes.get(int(record["turn"]))
+                outcome = reply.result if reply is not None else None
                 state = None
-                if not outcome.cancelled():  # cancelled: the turn was talked over before it started
+                if outcome is not None and not outcome.cancelled():  # cancelled: the turn was talked over before it started
                     try:
                         result = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(outcome)),
                                                         options.turn_timeout_s)
                         state = result.state
                     except asyncio.CancelledError:
-                        if not outcome.cancelled():
+                        if outcome is None or not outcome.cancelled():
                             raise
                     except (asyncio.TimeoutError, SottoError):
                         pass
@@ -285,13 +286,13 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
             if index < len(script.turns):
                 await asyncio.sleep(options.think_s)
         # The last turn's state patch, then the board leaves: the session ends "completed".
-        await asyncio.wrap_future(responder.idle())
+        await asyncio.wrap_future(pipeline.runner.idle(session_id))
         await link.close()
         usage = await asyncio.wait_for(session_task, 30.0)
         await emit_finished()
         details["usage"] = usage.summary()
-        details["responder_ms"] = responder.timings
-        details["state_patches_skipped"] = responder.patches_skipped
+        details["queued_ms"] = {t: round(o.queued_ms, 1) for t, o in session.outcomes.items() if o.queued_ms is not None}
+        details["state_patches_skipped"] = [t for t, o in session.outcomes.items() if o.patch_skipped]
         details["tts_ms"] = [round(t.synth_ms) for t in getattr(engines.tts, "timings", [])][-20:]
         details["peak_rss_mb"] = round(peak_rss_mb(), 1)
         details["barge_ins"] = usage.barge_ins

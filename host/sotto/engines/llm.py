@@ -10,7 +10,9 @@ the prompt took, which is how that saving is measured.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,11 +149,13 @@ class LlamaEngine:
         timing.reused_tokens = min(reused, timing.prompt_tokens)
 
 
-def default_threads() -> int:
-    """Leave one core to speech recognition, TTS and the event loop: on a 2-core host
-    llama.cpp gets one thread. Two threads there measured far slower under load
-    (llama.cpp threads spin at barriers when a core is taken)."""
-    return max(1, (os.cpu_count() or 1) - 1)
+def default_threads(cores: int | None = None) -> int:
+    """One llama.cpp thread on a 2-core host: Piper, the link and the event loop need the
+    other core, and llama.cpp's threads spin on barriers, so when one is descheduled all
+    of them wait (measured here under load: the state patch took 4-5 s with 1 thread,
+    12-44 s with 2). Bigger hosts leave two cores free."""
+    n = cores if cores is not None else (os.cpu_count() or 1)
+    return 1 if n <= 2 else min(8, n - 2)
 
 
 def load(path: str | Path | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None) -> LlamaEngine:
@@ -175,16 +179,46 @@ def load(path: str | Path | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: 
     try:
         from llama_cpp import Llama
 
-        llama = Llama(
-            model_path=str(model_path),
-            n_ctx=n_ctx,
-            n_threads=threads,
-            n_threads_batch=threads,
-            verbose=False,
-        )
+        with _without_extra_buffer_types():
+            llama = Llama(
+                model_path=str(model_path),
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                verbose=False,
+            )
     except Exception as exc:  # llama.cpp reports load failures as plain exceptions
         raise ModelLoadFailed(f"llama.cpp could not load {model_path}: {exc}") from exc
     return LlamaEngine(llama, name=model_path.stem, n_ctx=n_ctx)
+
+
+_PARAMS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_extra_buffer_types() -> Iterator[None]:
+    """Load with llama.cpp's extra CPU buffer types off. On a CPU that reports AMX, llama.cpp
+    repacks the weights for AMX tiles; in the virtual machines we run on, the first batched
+    decode then dies with a general protection fault in libggml-cpu (any prompt longer than
+    one token). Without the repack the same model runs on the AVX2/AVX-512 kernels.
+    `Llama()` takes no argument for it, so its default model parameters are wrapped for
+    the duration of the load."""
+    import llama_cpp.llama as llama_module
+
+    with _PARAMS_LOCK:
+        original = llama_module.llama_cpp.llama_model_default_params
+
+        def params() -> Any:
+            p = original()
+            if hasattr(p, "use_extra_bufts"):
+                p.use_extra_bufts = False
+            return p
+
+        llama_module.llama_cpp.llama_model_default_params = params
+        try:
+            yield
+        finally:
+            llama_module.llama_cpp.llama_model_default_params = original
 
 
 def _check_protocol(engine: LlamaEngine) -> LanguageModel:

@@ -37,7 +37,7 @@ from sotto.errors import LinkError
 from sotto.link import messages as m
 from sotto.link.board_link import BoardLink
 from sotto.link.formats import frame_line_bytes, line_bytes_per_s
-from sotto.voice.ports import LinkStatus
+from sotto.link.events import LinkStatus
 
 log = logging.getLogger("sotto.bench")
 

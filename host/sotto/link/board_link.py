@@ -1,4 +1,4 @@
-"""The host side of the wire protocol for one board (implements `sotto.voice.ports.BoardPort`).
+"""The host side of the wire protocol for one board (implements `sotto.link.events.BoardPort`).
 
     link = BoardLink("/dev/ttyACM0", LinkOptions(baud=921600))
     await link.open()            # HELLO -> formats chosen for the baud -> WELCOME
@@ -40,7 +40,7 @@ from sotto.link.clock import BoardClock
 from sotto.link.credits import SpeakerCredits, stream_at_or_before
 from sotto.link.formats import FormatChoice, choose_formats, line_bytes_per_s, pcm_bytes_per_frame
 from sotto.link.transport import ByteTransport, SerialTransport
-from sotto.voice.ports import BoardEvent, LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.link.events import BoardEvent, LinkStatus, MicAudio, PlaybackReport, PortEvent
 
 log = logging.getLogger("sotto.link")
 board_log = logging.getLogger("sotto.board")

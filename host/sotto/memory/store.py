@@ -21,7 +21,7 @@ from sotto.memory.schema import SchemaViolation
 from sotto.memory.state import SessionState
 
 if TYPE_CHECKING:
-    from sotto.profile.model import Profile
+    from sotto.memory.profile import Profile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -85,7 +85,7 @@ class Store:
     def __init__(self, path: Path | str | None = None, *, apply_retention: bool = True, redact: bool | None = None) -> None:
         """`apply_retention`: delete what is older than the retention (SOTTO_RETENTION_DAYS,
         default 30 days) now. `redact`: store trace text as length+hash (default SOTTO_REDACT)."""
-        from sotto.privacy.redact import redaction_enabled
+        from sotto.text.redact import redaction_enabled
 
         self.path = Path(path) if path is not None else paths.database_path()
         self.redact = redaction_enabled() if redact is None else redact
@@ -172,7 +172,7 @@ class Store:
     # ------------------------------------------------------------------ profiles
 
     def profile(self, key: str) -> "Profile | None":
-        from sotto.profile.model import Profile
+        from sotto.memory.profile import Profile
 
         with self._lock:
             row = self._db.execute("SELECT profile_json FROM profiles WHERE profile_key=?", (key,)).fetchone()
@@ -268,7 +268,7 @@ class Store:
         """Append one trace event (a JSON object with a string "type"); bounded in size."""
         kind = str(event.get("type", "event"))[:64]
         if self.redact:
-            from sotto.privacy.redact import redact_event
+            from sotto.text.redact import redact_event
 
             event = redact_event(event)
         text = json.dumps(event, ensure_ascii=False, default=str)

@@ -45,11 +45,22 @@ EN_STOPWORDS = frozenset(
 ZH_FUNCTION_CHARS = frozenset("我你他她它们的了是吗呢吧么啊呀哦嗯来着什要在和就都也还把给被让这那有个一")
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
+def stem(word: str) -> str:
+    """A crude English stem: "drivers", "driving", "driver" -> "driv"; good enough to
+    match a key said two ways, never shown to anyone."""
+    word = word.lower()
+    for suffix in ("ings", "ing", "ers", "er", "ed", "ies", "es", "s", "ly"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
+            word = word[: -len(suffix)]
+            if suffix == "ies":
+                word += "y"
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # "stopp(ed)" -> "stop"
     return word
+
+
+_stem = stem
 
 
 def content_keys(text: str) -> set[str]:

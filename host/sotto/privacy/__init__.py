@@ -1,6 +1,6 @@
 """Privacy: write-time redaction of traces, forgetting sessions and profiles, retention expiry."""
 
 from sotto.privacy.forget import compact, expire, forget_profile, forget_session
-from sotto.privacy.redact import redact_event, redact_text, redaction_enabled
+from sotto.text.redact import redact_event, redact_text, redaction_enabled
 
 __all__ = ["compact", "expire", "forget_profile", "forget_session", "redact_event", "redact_text", "redaction_enabled"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import concurrent.futures
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from sotto.engines.base import LanguageModel, SpeechSynthesizer
 from sotto.engines.config import EngineConfig, RecognizerFactory
 from sotto.server.app import ServeOptions, SottoServer
 from sotto.server.turns import TurnService
+from sotto.voice.turn_runner import TurnRunner
 from sotto.voice.budgets import BudgetConfig
 
 
@@ -59,27 +59,27 @@ def build_server(
     agent = Agent(engines.llm, store)
     # Same store, no model: answers from the working memory when the model queue is too long.
     memory_agent = Agent(None, store, config=AgentConfig(model_update="off", reply_mode="composed"))
-    service = TurnService(agent, engines.tts, budgets=budgets, memory_agent=memory_agent)
+    runner = TurnRunner(agent, engines.tts, memory_agent=memory_agent)
+    service = TurnService(runner, budgets=budgets)
     return SottoServer(service, engines.recognizers, options,
-                       board_bridges=board_bridge_factory(agent, engines.tts, engines.recognizers, options.lang))
+                       board_bridges=board_bridge_factory(runner, engines.recognizers, options.lang))
 
 
-def board_bridge_factory(agent: Any, tts: SpeechSynthesizer, recognizers: Any, lang: str) -> Any:
-    """Wi-Fi boards (binary wire frames): BoardLink over the WebSocket + the voice harness,
+def board_bridge_factory(runner: TurnRunner, recognizers: Any, lang: str) -> Any:
+    """Wi-Fi boards (binary wire frames): BoardLink over the WebSocket + the voice session,
     exactly as `sotto run` serves a serial board."""
     from sotto.server.wsboard import WebSocketBoardBridge
-    from sotto.voice.agent_responder import AgentVoiceResponder
     from sotto.voice.harness import VoiceSession
 
     def make(session_id: str) -> WebSocketBoardBridge:
-        responder = AgentVoiceResponder(agent, session_id, lang=lang)
+        runner.open_session(session_id)
 
         def make_session(link: Any) -> VoiceSession:
-            return VoiceSession(link, recognizers.make(lang), responder, tts, session_id=session_id)
+            return VoiceSession(link, recognizers.make(lang), runner, session_id=session_id, lang=lang)
 
-        def close_responder() -> None:  # Agent.end_session, then joins its worker thread: not on the event loop
-            threading.Thread(target=responder.close, name="sotto-responder-close", daemon=True).start()
+        def end_session() -> None:  # Agent.end_session (profile promotion) on the model worker
+            runner.end_session(session_id)
 
-        return WebSocketBoardBridge(session_id, make_session, on_close=close_responder)
+        return WebSocketBoardBridge(session_id, make_session, on_close=end_session)
 
     return make

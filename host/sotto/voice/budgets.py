@@ -1,4 +1,4 @@
-"""Latency budgets per voice turn (DESIGN.md, "Latency budgets and degradation")."""
+"""Latency budgets per voice turn (docs/DESIGN.md, "Latency budgets and degradation")."""
 
 from __future__ import annotations
 
@@ -41,6 +41,9 @@ class LadderConfig:
     # the total_turn target, stop after the current sentence.
     total_turn_share: float = 0.8
     enabled: bool = True
+    # After deferring, give the answer up at the first_answer hard limit (a board's user hears
+    # "the short version" and then nothing more); a WebSocket client waits for its reply instead.
+    give_up_after_defer: bool = True
 
 
 @dataclass
@@ -54,7 +57,7 @@ class BudgetConfig:
         return BudgetConfig(
             {k: Budget(b.target_ms * factor, b.limit_ms * factor) for k, b in self.budgets.items()},
             LadderConfig(lad.ack_after_ms * factor, lad.shorten_after_ms * factor, lad.defer_after_ms * factor,
-                         lad.total_turn_share, lad.enabled),
+                         lad.total_turn_share, lad.enabled, lad.give_up_after_defer),
         )
 
 

@@ -46,7 +46,7 @@ class TraceLog:
         persist: bool = True,
         redact: bool | None = None,
     ) -> None:
-        from sotto.privacy.redact import redaction_enabled
+        from sotto.text.redact import redaction_enabled
 
         # Write-time redaction (SOTTO_REDACT=1): the file keeps lengths and hashes, not words.
         self.redact = redaction_enabled() if redact is None else redact
@@ -70,7 +70,7 @@ class TraceLog:
         if self._file is not None:
             record = event.to_json_dict()
             if self.redact:
-                from sotto.privacy.redact import redact_event
+                from sotto.text.redact import redact_event
 
                 record = redact_event(record)
             self._file.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Deque, TypeVar
+
+from sotto.clock import MONOTONIC, Clock
 
 T = TypeVar("T")
 
@@ -23,18 +24,19 @@ class _Job:
     session_id: str
     fn: Callable[[], Any]
     future: "concurrent.futures.Future[Any]"
-    queued_at: float = field(default_factory=time.monotonic)
+    queued_at: float
 
 
 class FairWorker:
     """`submit(session_id, fn)` -> Future; jobs run one at a time, sessions served round-robin."""
 
-    def __init__(self, name: str = "sotto-model") -> None:
+    def __init__(self, name: str = "sotto-model", *, clock: Clock = MONOTONIC) -> None:
+        self._clock = clock
         self._queues: "collections.OrderedDict[str, Deque[_Job]]" = collections.OrderedDict()
         self._cond = threading.Condition()
         self._closed = False
         self.busy_session: str | None = None
-        self.busy_since: float | None = None  # monotonic start of the running job
+        self.busy_since: float | None = None  # clock time the running job started
         self.served: list[str] = []  # session ids in the order their jobs ran (bounded; tests read it)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -44,7 +46,7 @@ class FairWorker:
         with self._cond:
             if self._closed:
                 raise RuntimeError("worker closed")
-            self._queues.setdefault(session_id, collections.deque()).append(_Job(session_id, fn, future))
+            self._queues.setdefault(session_id, collections.deque()).append(_Job(session_id, fn, future, self._clock.now()))
             self._cond.notify()
         return future
 
@@ -85,7 +87,7 @@ class FairWorker:
             if not job.future.set_running_or_notify_cancel():
                 continue  # cancelled while it waited
             self.busy_session = job.session_id
-            self.busy_since = time.monotonic()
+            self.busy_since = self._clock.now()
             self.served.append(job.session_id)
             del self.served[:-1000]
             try:
@@ -106,3 +108,23 @@ class FairWorker:
             self._cond.notify_all()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout_s)
+
+
+class ModelQueue:
+    """How long a turn submitted now would wait for the model: what is left of the running
+    job plus one average job per queued one (the average learnt from the turns run)."""
+
+    def __init__(self, worker: FairWorker, *, clock: Clock = MONOTONIC, first_guess_ms: float = 1000.0) -> None:
+        self.worker = worker
+        self.clock = clock
+        self.turn_ms = first_guess_ms  # moving average of one turn's model work
+
+    def note_turn(self, spent_ms: float) -> None:
+        self.turn_ms = 0.7 * self.turn_ms + 0.3 * spent_ms
+
+    def expected_wait_ms(self) -> float:
+        since = self.worker.busy_since
+        running_left = 0.0
+        if since is not None:
+            running_left = max(0.0, self.turn_ms - (self.clock.now() - since) * 1000.0)
+        return running_left + self.worker.pending() * self.turn_ms

@@ -3,8 +3,8 @@ with the working memory updated and persisted on the way.
 
     agent = Agent(model, Store())
     turn = agent.start_turn("kitchen", "Book a table at Luigi's for four")  # rules applied, committed
-    if turn.acknowledgement.recommended: speak(turn.acknowledgement.phrase)   # (a) decided early
-    for sentence in turn.sentences(): speak(sentence)                         # (b) sentence by sentence
+    run(turn.actions)                                  # (a) board actions asked for, before the answer
+    for sentence in turn.sentences(): speak(sentence)  # (b) sentence by sentence
     turn.cancel()        # (c) barge-in, from any thread: the model stream stops
     turn.shorten(1)      # (d) from any thread: at most one sentence from now on
     result = turn.finish()   # the model's patch, validated and committed; the turn record
@@ -17,8 +17,8 @@ runs in `finish()`, while the reply is being played, and is merged on top (groun
 the user's words) for the next turn. `AgentConfig(model_update="before_reply")` gives
 the strict order (update, then reply) for larger models or when latency does not matter.
 
-The voice harness talks to the agent through `sotto.voice.agent_responder.AgentVoiceResponder`
-(all agent calls on one worker thread; board actions, profiles, cancellation).
+Voice sessions and `sotto serve` run turns through the one turn engine
+(`sotto.voice.turn_runner`): each turn as one job on the model worker.
 """
 
 from __future__ import annotations
@@ -26,22 +26,22 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from sotto.backfill.corrector import Correction, EntityCorrector
 from sotto.backfill.entities import entities_from_state
 from sotto.engines.base import LanguageModel
 from sotto.errors import SottoError
 from sotto.knowledge.base import KnowledgeBase
-from sotto.memory.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
+from sotto.agent.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
 from sotto.memory.diff import Change, diff_states
+from sotto.memory.items import KIND_NOTE, Item
 from sotto.memory.monologue import ModelUpdate, Monologue, RulesUpdate
-from sotto.memory.reply import ReplyReport, ReplySentenceOut, ReplyWriter
+from sotto.agent.reply import ReplyReport, ReplySentenceOut, ReplyWriter
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
-from sotto.profile.model import Profile, profile_key, promote, seed_state
-from sotto.voice.responder import BoardAction
+from sotto.memory.profile import Profile, profile_key, promote, seed_state
 
 MAX_WORDS_CHARS = 600
 
@@ -61,13 +61,6 @@ class AgentConfig:
     promote_every_turns: int = 3  # stable items go to the profile every N turns and at session end
     # Correct misheard entities in final transcripts against the state's known ones (sotto.backfill).
     entity_backfill: bool = True
-
-
-@dataclass(frozen=True)
-class Acknowledgement:
-    phrase: str
-    recommended: bool  # the answer is expected to miss the budget: say the phrase first
-    expected_first_sentence_ms: float
 
 
 @dataclass
@@ -135,9 +128,6 @@ class Agent:
         )
         # llama.cpp is not thread-safe and one session's turns must not interleave.
         self._model_lock = threading.Lock()  # released by whichever thread finishes the turn
-        self._first_sentence_ema: float | None = None
-        self._waiting_turns = 0  # turns blocked in start_turn behind the current one
-        self._waiting_lock = threading.Lock()
         # One corrector per session, rebuilt when the state's entity set changes.
         self._correctors: dict[str, tuple[tuple[str, ...], EntityCorrector]] = {}
 
@@ -244,7 +234,7 @@ class Agent:
         *,
         turn: int | None = None,
         lang: str | None = None,
-        prior_side_effects: tuple[str, ...] | list[str] = (),
+        prior_side_effects: Sequence[str] = (),
     ) -> "Turn":
         """Commit the rules' update for the words and return the turn (its reply comes next).
 
@@ -255,13 +245,7 @@ class Agent:
         in the state and mentioned at the start of the reply.
         """
         words = " ".join(words.split())[:MAX_WORDS_CHARS]
-        with self._waiting_lock:
-            self._waiting_turns += 1
-        try:
-            self._model_lock.acquire()  # released by Turn.finish()
-        finally:
-            with self._waiting_lock:
-                self._waiting_turns -= 1
+        self._model_lock.acquire()  # released by Turn.finish()
         try:
             before = self.open_session(session_id) if self.store.latest(session_id) is None else self.store.ensure_session(session_id)
             number = turn if turn is not None else self.store.last_turn(session_id) + 1
@@ -279,13 +263,13 @@ class Agent:
                 )
             turn_lang = lang or detect_lang(words)
             actions = extract_actions(
-                words, turn_lang, outputs=self.config.outputs, volume_now=volume_from_facts(before.facts)
+                words, turn_lang, outputs=self.config.outputs, volume_now=volume_from_facts([f.value for f in before.facts])
             )
             memory_words = words_without_actions(words, actions) if actions else words
-            rules = self.monologue.rules_update(before, memory_words, lang=turn_lang)
+            rules = self.monologue.rules_update(before, memory_words, lang=turn_lang, turn=number)
             prior = [str(p)[:120] for p in prior_side_effects if str(p).strip()][:4]
             if actions or prior:
-                noted = _note_actions(rules.state, actions, prior)
+                noted = _note_actions(rules.state, actions, prior, number)
                 rules.changes = rules.changes + diff_states(rules.state, noted)
                 rules.state = noted
             if rules.rules.patch.add_names:
@@ -309,21 +293,6 @@ class Agent:
             self._model_lock.release()
             raise
 
-    def turn_waiting(self) -> bool:
-        with self._waiting_lock:
-            return self._waiting_turns > 0
-
-    def acknowledgement(self, lang: str) -> Acknowledgement:
-        expected = self._first_sentence_ema if self._first_sentence_ema is not None else 0.0
-        if self.config.model_update == "before_reply" and self.model is not None:
-            expected += 1500.0
-        phrase = "好的。" if lang == "zh" else "Okay."
-        return Acknowledgement(phrase, expected > 0.6 * self.config.first_answer_budget_ms, expected)
-
-    def _note_first_sentence(self, ms: float) -> None:
-        ema = self._first_sentence_ema
-        self._first_sentence_ema = ms if ema is None else 0.7 * ema + 0.3 * ms
-
     def run_turn(
         self,
         session_id: str,
@@ -331,7 +300,7 @@ class Agent:
         *,
         turn: int | None = None,
         lang: str | None = None,
-        prior_side_effects: tuple[str, ...] | list[str] = (),
+        prior_side_effects: Sequence[str] = (),
     ) -> TurnResult:
         """A whole turn without a voice: update, reply, finish."""
         t = self.start_turn(session_id, words, turn=turn, lang=lang, prior_side_effects=prior_side_effects)
@@ -344,20 +313,23 @@ class Agent:
 
 
 _VOLUME_FACT_PREFIXES = ("volume set to ", "音量调到")
+ACTION_KEY = "board action"
 DONE_PREFIX = {"en": "already done: ", "zh": "已经完成："}
 
 
-def _note_actions(state: SessionState, actions: list[RequestedAction], prior: list[str]) -> SessionState:
+def _note_actions(state: SessionState, actions: list[RequestedAction], prior: list[str], turn: int = 0) -> SessionState:
     """The state with the requested actions (and those already run) as facts; one volume fact at most."""
     out = state.copy()
     for action in actions:
         if action.name == "volume":
-            out.facts = [f for f in out.facts if not f.startswith(_VOLUME_FACT_PREFIXES)]
-        out.facts = [f for f in out.facts if f != action.description] + [action.description]
+            out.facts = [f for f in out.facts if not f.value.startswith(_VOLUME_FACT_PREFIXES)]
+        out.facts = [f for f in out.facts if f.value != action.description] + [
+            Item(key=action.name, value=action.description, kind=KIND_NOTE, turn=turn)
+        ]
     for done in prior:
         fact = (DONE_PREFIX["zh"] if detect_lang(done) == "zh" else DONE_PREFIX["en"]) + done
-        if fact not in out.facts:
-            out.facts.append(fact)
+        if not any(f.value == fact for f in out.facts):
+            out.facts.append(Item(key=ACTION_KEY, value=fact, kind=KIND_NOTE, turn=turn))
     return bounded(out)[0]
 
 
@@ -408,7 +380,6 @@ class Turn:
         self._cancel = threading.Event()
         self._max_sentences = 2
         self._finished = False
-        self.acknowledgement = agent.acknowledgement(rules.rules.lang)
 
     # -- controls, callable from any thread
 
@@ -423,10 +394,6 @@ class Turn:
         return self._cancel.is_set()
 
     # -- the reply
-
-    def board_actions(self) -> list[BoardAction]:
-        """The side-effecting board commands of this turn, to run before the answer."""
-        return [BoardAction(a.name, a.value, a.description) for a in self.actions]
 
     def sentences(self) -> Iterator[str]:
         for text in action_sentences(self.actions, self.prior_side_effects, self.rules.rules.lang):
@@ -445,8 +412,6 @@ class Turn:
             max_sentences=lambda: self._max_sentences,
             cancelled=self._cancel,
         )
-        if self.report.first_sentence_ms is not None and self.report.source == "model":
-            self.agent._note_first_sentence(self.report.first_sentence_ms)
 
     # -- the model's patch and the record
 
@@ -454,11 +419,6 @@ class Turn:
         if self.model_update is not None:
             return
         self.report.wait_for_model()  # a reply stream past its deadline may still be stopping
-        if self.agent.turn_waiting():
-            # The user already spoke again: their next answer matters more than this
-            # patch; the rules' state (committed) stands for this turn.
-            self.agent.store.append_trace(self.session_id, {"type": "state_update_skipped", "turn": self.number})
-            return
         if not self.words:
             return  # only board actions were asked for: nothing for the model to note
         update = self.agent.monologue.model_update(self.state, self.words, self.rules.rules)
@@ -486,8 +446,13 @@ class Turn:
         self._finished = True
         try:
             self.report.wait_for_model()
-            if run_model and self.agent.config.model_update == "after_reply":
-                self._run_model_update()
+            if self.agent.config.model_update == "after_reply":
+                if run_model:
+                    self._run_model_update()
+                elif self.words:
+                    # Deferred, or the user already spoke again: their next answer matters more
+                    # than this patch; the rules' state (committed) stands for this turn.
+                    self.agent.store.append_trace(self.session_id, {"type": "state_update_skipped", "turn": self.number})
             update = self.model_update
             failures = 1 if update is not None and update.failed else 0
             overflows = int(bool(update and update.context_overflow)) + int(self.report.context_overflow)

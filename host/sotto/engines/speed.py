@@ -96,10 +96,8 @@ def measure_llm(path: Path) -> SpeedReport:
     from sotto.engines import llm
     from sotto.engines.base import ChatMessage
 
-    from sotto.pipeline import default_llm_threads
-
     start = time.perf_counter()
-    engine = llm.load(path, n_threads=default_llm_threads())  # measured as the pipeline runs it
+    engine = llm.load(path, n_threads=llm.default_threads())  # measured as the pipeline runs it
     load_ms = (time.perf_counter() - start) * 1000
     # Build a prompt of about BUDGET_PROMPT_TOKENS tokens from a realistic text.
     text = _MEASURE_TEXT
@@ -123,7 +121,7 @@ def measure_llm(path: Path) -> SpeedReport:
         measured_at=time.time(),
         load_ms=round(load_ms, 1),
         metrics={
-            "threads": float(default_llm_threads()),
+            "threads": float(llm.default_threads()),
             "prompt_tokens": float(timing.prompt_tokens),
             "prompt_tok_s": round(prompt_tps, 1),
             "gen_tokens": float(gen_tokens),

@@ -1,4 +1,4 @@
-"""What the voice harness needs from a board connection.
+"""A board connection as its users see it: the events it delivers and the port it offers.
 
 `sotto.link` implements this over the serial wire protocol (and `sotto serve` over a
 WebSocket); the harness tests use a fake. All audio here is PCM16 mono: the link

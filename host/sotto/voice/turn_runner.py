@@ -1,0 +1,510 @@
+"""The one turn engine: a board's voice session and `sotto serve`'s text turns both run here.
+
+    runner = TurnRunner(agent, tts)                       # one per host: one model worker, one TTS worker
+    control = ReplyControl()
+    outcome = await runner.run(TurnRequest("kitchen", words, received_t=clock.now()), output, control,
+                               budgets=BudgetConfig())
+
+A turn runs as ONE job on the model worker (llama.cpp is not thread-safe; the worker serves
+sessions round-robin): the agent's turn starts (rules applied and committed), its board
+actions and then its answer sentences are posted to the event loop as they come, and the
+turn finishes (the model's state patch, unless deferred) on the same job. On the loop, each
+sentence is synthesised on the TTS worker and handed to the `ReplyOutput` (a board's
+speaker, or a WebSocket reply); meanwhile the degradation ladder acts while the answer is
+late. `ReplyControl` is the one control of a running turn: the ladder shortens it or defers
+its deep work, barge-in cancels it (the model stream stops within one token).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence, Union
+
+from sotto.agent import Turn, TurnResult
+from sotto.agent.actions import RequestedAction
+from sotto.clock import MONOTONIC, Clock
+from sotto.engines.base import SpeechSynthesizer
+from sotto.errors import SottoError
+from sotto.memory.state import SessionState
+from sotto.voice.budgets import BudgetConfig
+from sotto.voice.ladder import (
+    ACKNOWLEDGE,
+    DEFER,
+    FALLBACK_REPLY,
+    SHORTEN,
+    TEXT_ONLY,
+    DegradationLadder,
+    FirstAnswerPredictor,
+)
+from sotto.voice.phrases import DEFAULT_ACKS, DEFAULT_DEFERRAL, Phrase, PhraseCache, synthesize_pcm
+from sotto.voice.usage import COMPLETED, DEFERRED, FAILED
+from sotto.voice.workers import FairWorker, ModelQueue
+
+ANSWER = "answer"
+ACKNOWLEDGEMENT = "acknowledgement"
+DEFERRAL = "deferral"
+
+
+class AgentLike(Protocol):
+    """What the turn engine needs of the agent (sotto.agent.Agent; fakes in tests)."""
+
+    def start_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None,
+                   prior_side_effects: Sequence[str] = ()) -> Turn: ...
+
+    def open_session(self, session_id: str, *, profile: str | None = None) -> SessionState: ...
+
+    def end_session(self, session_id: str) -> list[str]: ...
+
+    def state(self, session_id: str) -> SessionState: ...
+
+
+class ReplyControl:
+    """Shared by the event loop (ladder, barge-in) and the model worker (the agent's turn)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._turn: Turn | None = None
+        self.max_sentences: int | None = None  # None: no limit beyond the agent's own
+        self.defer = False  # skip the deep work (the model's state patch) of this turn
+        self.cancelled = False
+
+    def attach(self, turn: Turn) -> None:
+        with self._lock:
+            self._turn = turn
+            if self.max_sentences is not None:
+                turn.shorten(self.max_sentences)
+            if self.cancelled:
+                turn.cancel()
+
+    def shorten(self, max_sentences: int = 1) -> None:
+        with self._lock:
+            self.max_sentences = max_sentences if self.max_sentences is None else min(self.max_sentences, max_sentences)
+            if self._turn is not None:
+                self._turn.shorten(self.max_sentences)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            if self._turn is not None:
+                self._turn.cancel()
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    session_id: str
+    words: str  # the committed final transcript (or typed text)
+    received_t: float  # clock time the words were final: every budget runs from here
+    turn_id: int | None = None
+    lang: str | None = None
+    # Side effects that already ran in interrupted turns; the agent notes and says them.
+    prior_side_effects: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One piece of speech for the output: an answer sentence or a cached phrase."""
+
+    text: str
+    pcm: bytes  # PCM16 at the output's sample rate (empty: text only)
+    kind: str = ANSWER  # ANSWER | ACKNOWLEDGEMENT | DEFERRAL
+
+
+class ReplyOutput(Protocol):
+    """Where one turn's reply goes: a board's speaker, or a WebSocket client."""
+
+    @property
+    def sample_rate(self) -> int: ...
+
+    @property
+    def has_played(self) -> bool:
+        """Any audio went out already (an acknowledgement then comes too late)."""
+        ...
+
+    async def run_action(self, action: RequestedAction) -> None: ...
+
+    async def play(self, segment: Segment) -> None: ...
+
+
+@dataclass
+class ReplyOutcome:
+    """What the engine knows of one turn once its reply is over."""
+
+    stop_reason: str = ""  # COMPLETED | DEFERRED | FAILED (the caller sets interrupted / cancelled)
+    answers: list[str] = field(default_factory=list)  # answer sentences handed to the output
+    degrade_actions: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    turn: int | None = None
+    reply_source: str = ""
+    queued_ms: float | None = None  # final words -> the agent's turn started on the worker
+    patch_skipped: bool = False  # the model's state patch was deferred or skipped
+    # The agent's committed outcome (state after the model's patch), set when the job ends.
+    result: "concurrent.futures.Future[TurnResult]" = field(default_factory=concurrent.futures.Future)
+
+    @property
+    def reply(self) -> str:
+        return " ".join(self.answers)
+
+    def degrade(self, action: str) -> None:
+        if action not in self.degrade_actions:
+            self.degrade_actions.append(action)
+
+
+@dataclass(frozen=True)
+class _Started:
+    at: float
+
+
+@dataclass(frozen=True)
+class _Ended:
+    turn: int
+    source: str
+    rejected: list[str]
+    patch_skipped: bool
+
+
+_WorkerItem = Union[_Started, _Ended, RequestedAction, str, BaseException]
+_SegmentItem = Union[Segment, BaseException, None]
+DegradeListener = Callable[[str, dict[str, Any]], None]
+
+
+class TurnRunner:
+    def __init__(
+        self,
+        agent: AgentLike,
+        tts: SpeechSynthesizer,
+        *,
+        clock: Clock = MONOTONIC,
+        memory_agent: AgentLike | None = None,
+        predictor: FirstAnswerPredictor | None = None,
+    ) -> None:
+        """`memory_agent`: the same working memory without the model, to answer at once when
+        the prediction says the model is too far away (`sotto serve`: many sessions, one model).
+        `predictor`: the time to the first answer the ladder acts on; default with a memory
+        agent: the model queue's expected wait."""
+        self.agent = agent
+        self.tts = tts
+        self.clock = clock
+        self.memory_agent = memory_agent
+        self.model_worker = FairWorker("sotto-model", clock=clock)
+        self.tts_worker = FairWorker("sotto-tts", clock=clock)
+        self.memory_worker = FairWorker("sotto-memory", clock=clock) if memory_agent is not None else None
+        self.model_queue = ModelQueue(self.model_worker, clock=clock)
+        if predictor is None and memory_agent is not None:
+            predictor = _QueueWaitPredictor(self.model_queue)
+        self.predictor = predictor
+        self._phrases: dict[int, PhraseCache] = {}
+        self._phrases_lock = asyncio.Lock()
+        self._last_model_job: dict[str, concurrent.futures.Future[Any]] = {}
+
+    # ------------------------------------------------------------------ sessions
+
+    def open_session(self, session_id: str, *, profile: str | None = None) -> "concurrent.futures.Future[SessionState]":
+        """Open the session (seed it from its profile) on the model worker, ahead of its first turn."""
+        return self.model_worker.submit(session_id, lambda: self.agent.open_session(session_id, profile=profile))
+
+    def end_session(self, session_id: str) -> "concurrent.futures.Future[list[str]]":
+        """Promote the session's stable items to its profile, after its queued work."""
+        return self.model_worker.submit(session_id, lambda: self.agent.end_session(session_id))
+
+    def idle(self, session_id: str) -> "concurrent.futures.Future[None]":
+        """Done once the session's queued model work (e.g. a state patch) has run."""
+        return self.model_worker.submit(session_id, lambda: None)
+
+    def close(self) -> None:
+        for worker in (self.model_worker, self.tts_worker, self.memory_worker):
+            if worker is not None:
+                worker.close()
+
+    # ------------------------------------------------------------------ speech
+
+    async def synthesize(self, session_id: str, text: str, rate: int) -> bytes:
+        return await asyncio.wrap_future(self.tts_worker.submit(session_id, lambda: synthesize_pcm(self.tts, text, rate)))
+
+    async def phrases(self, rate: int) -> PhraseCache:
+        """The acknowledgement and deferral phrases at `rate`, synthesised once."""
+        async with self._phrases_lock:
+            cache = self._phrases.get(rate)
+            if cache is None:
+                made = [await self._phrase(text, rate) for text in (*DEFAULT_ACKS, DEFAULT_DEFERRAL)]
+                cache = self._phrases[rate] = PhraseCache(made[:-1], made[-1])
+            return cache
+
+    async def _phrase(self, text: str, rate: int) -> Phrase:
+        try:
+            return Phrase(text, await self.synthesize("_startup", text, rate), rate)
+        except SottoError:
+            return Phrase(text, b"", rate)  # TTS down at start-up: text-only phrases
+
+    # ------------------------------------------------------------------ one turn
+
+    async def run(
+        self,
+        request: TurnRequest,
+        output: ReplyOutput,
+        control: ReplyControl,
+        *,
+        budgets: BudgetConfig,
+        outcome: ReplyOutcome | None = None,
+        on_degrade: DegradeListener | None = None,
+        text_only_on_tts_failure: bool = False,
+    ) -> ReplyOutcome:
+        """Run the turn until its reply is over; cancelling the caller cancels the turn.
+        A TTS failure fails the turn, or with `text_only_on_tts_failure` the sentence goes
+        out without audio (recorded as `text_only`)."""
+        outcome = outcome or ReplyOutcome()
+        predicted = self.predictor.first_answer_ms(request.session_id, request.words) if self.predictor else None
+        ladder = DegradationLadder(budgets, predicted_first_answer_ms=predicted)
+        phrases = await self.phrases(output.sample_rate)
+        items: asyncio.Queue[_WorkerItem] = asyncio.Queue()
+        job = await self._submit(request, control, items, outcome, from_memory=ladder.answer_from_memory())
+        job.add_done_callback(lambda f: _copy_result(f, outcome.result))
+        segments: asyncio.Queue[_SegmentItem] = asyncio.Queue()
+        producer = asyncio.create_task(
+            self._produce(request, items, output, control, outcome, segments, text_only_on_tts_failure))
+        player = _Player(self.clock, request, output, control, outcome, ladder, phrases, on_degrade)
+        try:
+            outcome.stop_reason = await player.play(segments)
+        except BaseException:
+            control.cancel()  # barge-in or session end: the model stops within one token
+            job.cancel()  # still queued: it never starts
+            raise
+        finally:
+            if not producer.done():
+                control.cancel()  # the reply ended before the agent's turn did (cut, given up, failed)
+                producer.cancel()
+            await asyncio.wait({producer})
+        return outcome
+
+    async def _submit(self, request: TurnRequest, control: ReplyControl, items: "asyncio.Queue[_WorkerItem]",
+                      outcome: ReplyOutcome, *, from_memory: bool) -> "concurrent.futures.Future[TurnResult]":
+        loop = asyncio.get_running_loop()
+
+        def post(item: _WorkerItem) -> None:
+            try:
+                loop.call_soon_threadsafe(items.put_nowait, item)
+            except RuntimeError:
+                pass  # the loop is gone (the session ended): nobody waits for the item
+
+        session_id = request.session_id
+        if from_memory and self.memory_agent is not None and self.memory_worker is not None:
+            outcome.degrade(DEFER)
+            previous = self._last_model_job.get(session_id)
+            if previous is not None:  # this session's model patch lands before its next turn starts
+                await asyncio.wait({asyncio.wrap_future(previous)})
+            memory_agent = self.memory_agent
+            return self.memory_worker.submit(session_id, lambda: self._job(memory_agent, request, control, post))
+        job = self.model_worker.submit(session_id, lambda: self._job(self.agent, request, control, post, timed=True))
+        self._last_model_job[session_id] = job
+        job.add_done_callback(lambda f: self._forget_job(session_id, f))
+        return job
+
+    def _forget_job(self, session_id: str, job: "concurrent.futures.Future[Any]") -> None:
+        if self._last_model_job.get(session_id) is job:
+            del self._last_model_job[session_id]
+
+    def _job(self, agent: AgentLike, request: TurnRequest, control: ReplyControl,
+             post: Callable[[_WorkerItem], None], *, timed: bool = False) -> TurnResult:
+        """On the worker: the whole agent turn."""
+        started = self.clock.now()
+        post(_Started(started))
+        try:
+            turn = agent.start_turn(request.session_id, request.words, turn=request.turn_id, lang=request.lang,
+                                    prior_side_effects=request.prior_side_effects)
+        except BaseException as exc:
+            post(exc)
+            raise
+        control.attach(turn)
+        try:
+            for action in turn.actions:
+                post(action)  # side effects first: they run on the board before the answer
+            for sentence in turn.sentences():
+                post(sentence)
+        except BaseException as exc:  # noqa: BLE001 - the turn is finished below either way
+            post(exc)
+        finally:
+            # Deep work only when the ladder did not defer it and no turn waits for the model:
+            # the user's next answer matters more than this turn's patch.
+            run_model = not control.defer and self.model_worker.pending() == 0
+            post(_Ended(turn.number, turn.report.source, list(turn.report.rejected), not run_model))
+            result = turn.finish(run_model=run_model)
+            if timed:
+                self.model_queue.note_turn((self.clock.now() - started) * 1000.0)
+        return result
+
+    async def _produce(self, request: TurnRequest, items: "asyncio.Queue[_WorkerItem]", output: ReplyOutput,
+                       control: ReplyControl, outcome: ReplyOutcome, segments: "asyncio.Queue[_SegmentItem]",
+                       text_only_on_tts_failure: bool) -> None:
+        """Worker items -> board actions run, sentences synthesised, in order."""
+        answers = 0
+        try:
+            while True:
+                item = await items.get()
+                if isinstance(item, BaseException):
+                    await segments.put(item)
+                    return
+                if isinstance(item, _Started):
+                    outcome.queued_ms = (item.at - request.received_t) * 1000.0
+                elif isinstance(item, _Ended):
+                    outcome.turn, outcome.reply_source, outcome.patch_skipped = item.turn, item.source, item.patch_skipped
+                    failures = [r for r in item.rejected if r.startswith("model failed")]
+                    if failures:
+                        outcome.errors.extend(failures)
+                        if item.source == "composed":
+                            outcome.degrade(FALLBACK_REPLY)
+                    await segments.put(None)
+                    return
+                elif isinstance(item, RequestedAction):
+                    await output.run_action(item)
+                elif item.strip():
+                    limit = control.max_sentences
+                    if limit is not None and answers >= limit:
+                        continue
+                    if answers and self.tts_worker.others_waiting(request.session_id):
+                        outcome.degrade(SHORTEN)  # other sessions wait for the voice: one sentence each
+                        continue
+                    answers += 1
+                    pcm = await self._speech(request.session_id, item, output, outcome, text_only_on_tts_failure)
+                    await segments.put(Segment(item, pcm))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the reply failed: the turn records it, the session goes on
+            await segments.put(exc)
+
+    async def _speech(self, session_id: str, text: str, output: ReplyOutput, outcome: ReplyOutcome,
+                      text_only_on_failure: bool) -> bytes:
+        try:
+            return await self.synthesize(session_id, text, output.sample_rate)
+        except SottoError as exc:
+            if not text_only_on_failure:
+                raise
+            outcome.errors.append(f"{exc.code}: {exc}")
+            outcome.degrade(TEXT_ONLY)
+            return b""
+
+
+class _Player:
+    """Hands the reply to the output as it is ready; while the answer is late, walks the ladder."""
+
+    def __init__(self, clock: Clock, request: TurnRequest, output: ReplyOutput, control: ReplyControl,
+                 outcome: ReplyOutcome, ladder: DegradationLadder, phrases: PhraseCache,
+                 on_degrade: DegradeListener | None) -> None:
+        self.clock = clock
+        self.t0 = request.received_t
+        self.output = output
+        self.control = control
+        self.outcome = outcome
+        self.ladder = ladder
+        self.phrases = phrases
+        self.on_degrade = on_degrade
+
+    def _at(self, ms: float) -> float:
+        return self.t0 + ms / 1000.0
+
+    async def play(self, segments: "asyncio.Queue[_SegmentItem]") -> str:
+        answers_sent = 0
+        answer_started = False
+        deferred = False
+        give_up_at: float | None = None
+        while True:
+            deadline: float | None = None
+            step: str | None = None
+            if not answer_started:
+                upcoming = self.ladder.next_step()
+                if upcoming is not None:
+                    deadline, step = self._at(upcoming[0]), upcoming[1]
+                elif give_up_at is not None:
+                    deadline = give_up_at
+            else:
+                stall = self.ladder.stall_limit_ms()
+                deadline = None if stall is None else self._at(stall)
+            timeout = None if deadline is None else max(0.0, deadline - self.clock.now())
+            try:
+                item = await self.clock.wait_for(segments.get(), timeout)
+            except asyncio.TimeoutError:
+                if answer_started:
+                    self._record(SHORTEN, reason="answer stalled")
+                    return COMPLETED
+                if step is None:
+                    return DEFERRED  # deferred and said so; the answer did not come in time
+                self.ladder.step_taken()
+                if await self._degrade(step, answer_started):
+                    if step == DEFER:
+                        deferred = True
+                        give_up = self.ladder.give_up_after_ms()
+                        give_up_at = None if give_up is None else self._at(give_up)
+                continue
+            if item is None:
+                return DEFERRED if deferred and not answer_started else COMPLETED
+            if isinstance(item, BaseException):
+                self.outcome.errors.append(_describe(item))
+                return FAILED
+            if item.kind == ANSWER:
+                limit = self.control.max_sentences
+                if limit is not None and answers_sent >= limit:
+                    return COMPLETED
+                answers_sent += 1
+                answer_started = True
+                self.outcome.answers.append(item.text)
+            await self.output.play(item)
+            elapsed_ms = (self.clock.now() - self.t0) * 1000.0
+            if answer_started and self.control.max_sentences is None and self.ladder.total_turn_at_risk(elapsed_ms):
+                await self._degrade(SHORTEN, answer_started, keep=answers_sent)
+
+    async def _degrade(self, action: str, answer_started: bool, keep: int = 1) -> bool:
+        """Fire one ladder step; False when it was not needed (e.g. audio already playing)."""
+        if action == ACKNOWLEDGE:
+            if self.output.has_played:
+                return False
+            phrase = self.phrases.next_ack()
+            self._record(action, phrase=phrase.text)
+            await self.output.play(Segment(phrase.text, phrase.pcm, ACKNOWLEDGEMENT))
+            return True
+        if action == SHORTEN:
+            self.control.shorten(keep)
+            self._record(action, max_sentences=self.control.max_sentences)
+            return True
+        if action == DEFER and not answer_started:
+            self.control.defer = True
+            self.control.shorten(1)
+            phrase = self.phrases.deferral
+            self._record(action, phrase=phrase.text)
+            self.outcome.answers.append(phrase.text)
+            await self.output.play(Segment(phrase.text, phrase.pcm, DEFERRAL))
+            return True
+        return False
+
+    def _record(self, action: str, **data: Any) -> None:
+        self.outcome.degrade(action)
+        if self.on_degrade is not None:
+            elapsed = (self.clock.now() - self.t0) * 1000.0
+            self.on_degrade(action, {"after_ms": round(elapsed, 1), **data})
+
+
+class _QueueWaitPredictor:
+    """The first answer is at least as far as the model queue's expected wait."""
+
+    def __init__(self, queue: ModelQueue) -> None:
+        self.queue = queue
+
+    def first_answer_ms(self, session_id: str, words: str) -> float | None:
+        return self.queue.expected_wait_ms()
+
+
+def _copy_result(job: "concurrent.futures.Future[TurnResult]", result: "concurrent.futures.Future[TurnResult]") -> None:
+    if result.done():
+        return
+    if job.cancelled():
+        result.cancel()
+    elif job.exception() is not None:
+        result.set_exception(job.exception())  # type: ignore[arg-type]
+    else:
+        result.set_result(job.result())
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SottoError):
+        return f"{exc.code}: {exc}"
+    return f"{type(exc).__name__}: {exc}"
