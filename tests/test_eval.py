@@ -166,5 +166,5 @@ def test_speech_turns_give_the_memory_the_recognised_words_and_report_wer(
     assert "7 pm" in json.dumps(first["state"])  # the memory got the normalised words
     assert second["wer"] == 0.5  # "carl a" for "carla": one substitution, one insertion
     assert third["reply"] == "" and third["first_answer_ms"] is None  # nothing heard: no turn
-    assert result["wer"] == round(3 / 13, 4) and result["wer_per_script"] == {"t": round(3 / 13, 4)}
+    assert result["wer"] == round(3 / 14, 4) and result["wer_per_script"] == {"t": round(3 / 14, 4)}  # 9 + 4 + 1 words
     assert result["asr"] == "fake-asr" and result["turns"] == 3
