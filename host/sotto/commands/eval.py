@@ -218,7 +218,7 @@ def _synthesize_first(synthesizer: SpeechSynthesizer, sentence: str, synth_sente
 
 def summary(totals: EvalTotals, scripts: int, llm: str, *, asr: str | None = None) -> dict[str, Any]:
     """The DESIGN.md summary; with `asr` (a --speech run), plus wer, wer_per_script and asr."""
-    result = {
+    result: dict[str, Any] = {
         "scripts": scripts,
         "turns": totals.turns,
         "entity_retention": ratio(totals.retention_present, totals.retention_checks),

@@ -24,7 +24,7 @@ import numpy as np
 
 from sotto import paths
 from sotto.engines.base import AudioChunk, Transcript, WordConfidence, mean_confidence
-from sotto.engines.endpoint import ChunkOrderGuard, TrailingSilence
+from sotto.engines.endpoint import ChunkOrderGuard, TrailingSilence, TurnStream
 from sotto.errors import AudioFormatError, ModelLoadFailed, ModelNotFound
 from sotto.models.embedded import installed_vosk_models
 
@@ -62,7 +62,7 @@ def resolve_model(model: str | Path | None = None, lang: str | None = None) -> P
     )
 
 
-class VoskRecognizer:
+class VoskRecognizer(TurnStream):
     def __init__(
         self,
         model: Any,
@@ -73,18 +73,13 @@ class VoskRecognizer:
         silence_rms: float = 300.0,
         grammar: Sequence[str] | None = None,
     ) -> None:
+        super().__init__(sample_rate)
         self.name = f"vosk:{model_path.parent.name if model_path.name == 'model' else model_path.name}"
         self.model_path = model_path
-        self.sample_rate = sample_rate
         self._model = model
         self._grammar = json.dumps(list(grammar), ensure_ascii=False) if grammar else None
-        self._guard = ChunkOrderGuard()
         self._endpoint = TrailingSilence(sample_rate, endpoint_silence_ms=endpoint_silence_ms, silence_rms=silence_rms)
-        self._turn: int | None = None
         self._new_recognizer()
-        # Seconds of audio fed and of processing spent: the real-time factor.
-        self.audio_s = 0.0
-        self.busy_s = 0.0
 
     @property
     def endpoint_silence_ms(self) -> float:
@@ -100,39 +95,11 @@ class VoskRecognizer:
         self._rec.SetWords(True)  # finals carry each word's confidence
         self._endpoint.reset()
         self._last_partial = ""
-        self._final_done = False
 
-    def _start_turn(self, turn_id: int) -> None:
-        if self._turn != turn_id:
-            self._turn = turn_id
-            self._rec.Reset()
-            self._endpoint.reset()
-            self._last_partial = ""
-            self._final_done = False
-
-    @property
-    def real_time_factor(self) -> float | None:
-        return self.busy_s / self.audio_s if self.audio_s else None
-
-    def accept(self, chunk: AudioChunk) -> list[Transcript]:
-        if chunk.sample_rate != self.sample_rate:
-            raise AudioFormatError(f"recognizer runs at {self.sample_rate} Hz, chunk is {chunk.sample_rate} Hz")
-        if not self._guard.admit(chunk):
-            return []
-        if self._turn is not None and chunk.turn_id < self._turn:
-            return []  # a chunk of a finished turn
-        self._start_turn(chunk.turn_id)
-        if self._final_done:
-            return []  # one final per turn: the harness moves to the next turn id
-        pcm = chunk.pcm[: len(chunk.pcm) - len(chunk.pcm) % 2]
-        if not pcm:
-            return []
-        started = time.perf_counter()
-        try:
-            return self._feed(chunk.turn_id, pcm)
-        finally:
-            self.busy_s += time.perf_counter() - started
-            self.audio_s += len(pcm) / 2 / self.sample_rate
+    def _new_turn(self, turn_id: int) -> None:
+        self._rec.Reset()
+        self._endpoint.reset()
+        self._last_partial = ""
 
     def _feed(self, turn_id: int, pcm: bytes) -> list[Transcript]:
         ended = self._endpoint.update(pcm)

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import re
 import tempfile
-import time
 from collections import deque
 from pathlib import Path
 from typing import Any, Sequence
 
-from sotto.engines.base import AudioChunk, Transcript, WordConfidence, mean_confidence
-from sotto.engines.endpoint import ChunkOrderGuard, TrailingSilence
-from sotto.errors import AudioFormatError, ModelLoadFailed, ModelNotFound
+from sotto.engines.base import Transcript, WordConfidence, mean_confidence
+from sotto.engines.endpoint import TrailingSilence, TurnStream
+from sotto.errors import ModelLoadFailed, ModelNotFound
 
 PACKAGE = "pocketsphinx"
 LANG_MODELS = {"en": "en-us"}  # what the wheel ships: language -> model folder
@@ -70,7 +69,7 @@ def _word(segment_word: str) -> str | None:
     return _ALTERNATE_PRONUNCIATION.sub("", segment_word.strip())
 
 
-class PocketsphinxRecognizer:
+class PocketsphinxRecognizer(TurnStream):
     def __init__(
         self,
         decoder: Any,
@@ -81,52 +80,22 @@ class PocketsphinxRecognizer:
         silence_rms: float = 300.0,
         keyphrases: Sequence[str] | None = None,
     ) -> None:
+        super().__init__(sample_rate)
         self.name = f"pocketsphinx:{model_path.name}" + (":keyphrases" if keyphrases else "")
         self.model_path = model_path
-        self.sample_rate = sample_rate
         self.keyphrases = tuple(keyphrases or ())
         self._decoder = decoder
-        self._guard = ChunkOrderGuard()
         self._endpoint = TrailingSilence(sample_rate, endpoint_silence_ms=endpoint_silence_ms, silence_rms=silence_rms)
         self._preroll: deque[bytes] = deque()
         self._preroll_bytes = 0
-        self._turn: int | None = None
         self._in_utterance = False
-        self._final_done = False
         self._turn_audio_s = 0.0  # audio seen this turn, for word times
         self._utterance_start_s = 0.0
         self._utterance_s = 0.0
         self._since_partial_ms = 0.0
         self._last_partial = ""
-        # Seconds of audio fed and of processing spent: the real-time factor.
-        self.audio_s = 0.0
-        self.busy_s = 0.0
-
-    @property
-    def real_time_factor(self) -> float | None:
-        return self.busy_s / self.audio_s if self.audio_s else None
 
     # ------------------------------------------------------------------ Recognizer
-
-    def accept(self, chunk: AudioChunk) -> list[Transcript]:
-        if chunk.sample_rate != self.sample_rate:
-            raise AudioFormatError(f"recognizer runs at {self.sample_rate} Hz, chunk is {chunk.sample_rate} Hz")
-        if not self._guard.admit(chunk):
-            return []
-        if self._turn is not None and chunk.turn_id < self._turn:
-            return []  # a chunk of a finished turn
-        self._start_turn(chunk.turn_id)
-        if self._final_done:
-            return []  # one final per turn: the harness moves to the next turn id
-        pcm = chunk.pcm[: len(chunk.pcm) - len(chunk.pcm) % 2]
-        if not pcm:
-            return []
-        started = time.perf_counter()
-        try:
-            return self._feed(chunk.turn_id, pcm)
-        finally:
-            self.busy_s += time.perf_counter() - started
-            self.audio_s += len(pcm) / 2 / self.sample_rate
 
     def flush(self, turn_id: int) -> list[Transcript]:
         if self._turn != turn_id or self._final_done or not self._in_utterance:
@@ -136,14 +105,10 @@ class PocketsphinxRecognizer:
 
     # ------------------------------------------------------------------ internals
 
-    def _start_turn(self, turn_id: int) -> None:
-        if self._turn == turn_id:
-            return
+    def _new_turn(self, turn_id: int) -> None:
         if self._in_utterance:
             self._decoder.end_utt()  # the previous turn ended without a final
-        self._turn = turn_id
         self._in_utterance = False
-        self._final_done = False
         self._turn_audio_s = 0.0
         self._preroll.clear()
         self._preroll_bytes = 0
