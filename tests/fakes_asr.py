@@ -29,6 +29,7 @@ class FakeDecoder:
         self.fed_bytes: list[int] = []  # bytes fed per utterance
         self.started = 0
         self.ended = 0
+        self.unsearched_bytes = 0  # fed with no_search (features only)
         self._current: list[tuple[str, float]] = []
         self._bytes = 0
 
@@ -39,9 +40,11 @@ class FakeDecoder:
 
     def process_raw(self, data: bytes, no_search: bool = False, full_utt: bool = False) -> None:
         self._bytes += len(data)
+        if no_search:
+            self.unsearched_bytes += len(data)
 
     def _heard(self) -> list[tuple[str, float]]:
-        words = max(0, self._bytes - 9600) // 3200  # after the 300 ms pre-roll, a word per 100 ms
+        words = max(0, self._bytes - 32000) // 3200  # after the 1 s pre-roll, a word per 100 ms
         return self._current[:words]
 
     def hyp(self) -> FakeHypothesis | None:

@@ -41,7 +41,7 @@ def recognizer(*utterances: list[tuple[str, float]]) -> tuple[sphinx_asr.Pockets
 
 def test_partials_grow_then_one_final_with_word_confidences_at_the_endpoint() -> None:
     rec, decoder = recognizer([("book", 0.9), ("a(2)", 0.4), ("table", 0.99)])
-    results = feed(rec, 1, silence(1000) + speech(400) + silence(700))
+    results = feed(rec, 1, silence(2000) + speech(400) + silence(700))
     partials = [r.text for r in results if not r.final]
     finals = [r for r in results if r.final]
     assert partials[-1] == "book a table" and len(partials) >= 2
@@ -52,10 +52,12 @@ def test_partials_grow_then_one_final_with_word_confidences_at_the_endpoint() ->
     assert finals[0].confidence == pytest.approx((0.9 + 0.4 + 0.99) / 3, abs=1e-3)
     assert [w.word for w in finals[0].least_confident(0.5)] == ["a"]
     # Word times count from the start of the turn's audio: the utterance began with the
-    # 300 ms pre-roll before the speech, 1.0 s in.
-    assert words[0].start_s == pytest.approx(0.7 + 0.1, abs=0.02)
-    # The silence before the speech was not decoded beyond the pre-roll.
-    assert decoder.started == 1 and decoder.fed_bytes[0] < 2 * RATE * (0.3 + 0.4 + 0.7) + CHUNK
+    # 1 s pre-roll before the speech, 2 s in.
+    assert words[0].start_s == pytest.approx(1.0 + 0.1, abs=0.02)
+    # The silence before the speech was not given to the decoder beyond the pre-roll, and
+    # only its last 300 ms were searched.
+    assert decoder.started == 1 and decoder.fed_bytes[0] < 2 * RATE * (1.0 + 0.4 + 0.7) + CHUNK
+    assert decoder.unsearched_bytes == 2 * RATE * (1.0 - 0.3)
 
 
 def test_one_final_per_turn_and_repeated_or_late_chunks_are_dropped() -> None:

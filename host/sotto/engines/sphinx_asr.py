@@ -4,11 +4,13 @@ The `pocketsphinx` wheel (5.1.1) ships a complete US-English model (acoustic mod
 CMU dictionary, trigram language model), so English is recognised from sound on a fresh
 install without any download. `load()` returns a `PocketsphinxRecognizer`.
 
-Per turn: the decoder starts an utterance when the audio first carries speech (with
-`PREROLL_MS` of the audio before it, so the first word keeps its onset; silence between
-turns costs no decoding), growing partials come from the running hypothesis, and the
-final comes at the trailing-silence endpoint (`sotto.engines.endpoint`), at
-`MAX_UTTERANCE_S`, or at `flush()`. A final carries each word with its posterior
+Per turn: the decoder starts an utterance when the audio first carries speech, with the
+`PREROLL_MS` of audio before it: the last `DECODED_PREROLL_MS` of it searched (the first
+word keeps its onset), the rest only setting the decoder's noise and cepstral-mean
+estimates (without it, an utterance that follows another lost its first word: "how many
+bikes" -> "many bikes"). Silence between turns costs no decoding. Growing partials come
+from the running hypothesis, and the final comes at the trailing-silence endpoint
+(`sotto.engines.endpoint`), at `MAX_UTTERANCE_S`, or at `flush()`. A final carries each word with its posterior
 probability (`Transcript.words`).
 
 Keyphrase mode (`keyphrases=[...]`) is the counterpart of Vosk's runtime grammar
@@ -31,7 +33,8 @@ from sotto.errors import ModelLoadFailed, ModelNotFound
 
 PACKAGE = "pocketsphinx"
 LANG_MODELS = {"en": "en-us"}  # what the wheel ships: language -> model folder
-PREROLL_MS = 300.0
+PREROLL_MS = 1000.0
+DECODED_PREROLL_MS = 300.0
 # Trailing silence that ends an utterance. Shorter cuts synthesised sentences at their
 # comma pauses (the energy detector also counts a soft word ending as silence), and a
 # cut sentence is decoded without its context: word error rate on eval/memory/tune's
@@ -156,10 +159,15 @@ class PocketsphinxRecognizer(TurnStream):
         preroll = b"".join(self._preroll)
         self._preroll.clear()
         self._preroll_bytes = 0
+        decoded = min(len(preroll), int(DECODED_PREROLL_MS / 1000.0 * self.sample_rate) * 2)
         self._utterance_start_s = self._turn_audio_s - len(preroll) / 2 / self.sample_rate
-        if preroll:
-            self._decoder.process_raw(preroll, False, False)
-            self._utterance_s += len(preroll) / 2 / self.sample_rate
+        if len(preroll) > decoded:
+            # The decoder's noise and cepstral-mean estimates follow the audio it is given:
+            # the silence before the speech sets them without being searched.
+            self._decoder.process_raw(preroll[: len(preroll) - decoded], True, False)
+        if decoded:
+            self._decoder.process_raw(preroll[len(preroll) - decoded :], False, False)
+        self._utterance_s += len(preroll) / 2 / self.sample_rate
 
     def _end_utterance(self, turn_id: int) -> Transcript | None:
         self._decoder.end_utt()

@@ -16,7 +16,7 @@ from sotto.audio.resample import resample_pcm16
 from sotto.engines.base import AudioChunk, Recognizer, Transcript, WordConfidence, mean_confidence
 
 CHUNK_MS = 20
-LEAD_SILENCE_MS = 300
+LEAD_SILENCE_MS = 1000  # a pause before the user speaks (pocketsphinx sets its noise and mean estimates on it)
 TAIL_SILENCE_MS = 1200
 
 
