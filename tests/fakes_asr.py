@@ -29,7 +29,7 @@ class FakeDecoder:
         self.fed_bytes: list[int] = []  # bytes fed per utterance
         self.started = 0
         self.ended = 0
-        self.unsearched_bytes = 0  # fed with no_search (features only)
+        self.bytes_per_call: list[int] = [0]  # bytes decoded per accept() (the test marks each call)
         self._current: list[tuple[str, float]] = []
         self._bytes = 0
 
@@ -40,8 +40,10 @@ class FakeDecoder:
 
     def process_raw(self, data: bytes, no_search: bool = False, full_utt: bool = False) -> None:
         self._bytes += len(data)
-        if no_search:
-            self.unsearched_bytes += len(data)
+        self.bytes_per_call[-1] += len(data)
+
+    def new_call(self) -> None:
+        self.bytes_per_call.append(0)
 
     def _heard(self) -> list[tuple[str, float]]:
         words = max(0, self._bytes - 32000) // 3200  # after the 1 s pre-roll, a word per 100 ms
