@@ -33,7 +33,8 @@ DEMO_FIELDS = ("turn", "user", "final_transcript", "reply", "state", "first_byte
 DEMO_SPEAKER_BUFFER = 262144
 DEMO_SPEAKER_FORMAT = "adpcm"
 DEMO_PROFILE = "demo"  # the simulated user's long-term profile
-NOTHING_HEARD_GRACE_S = 3.0  # after an utterance, how long a final may take before it counts as unheard
+NOTHING_HEARD_GRACE_S = 3.0
+SESSION_CLOSE_S = 30.0  # after the last turn and the board leaving, the session must end within this  # after an utterance, how long a final may take before it counts as unheard
 SPEAKER_FORMATS = ("pcm16", "mulaw", "adpcm")
 
 
@@ -288,7 +289,12 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         # The last turn's state patch, then the board leaves: the session ends "completed".
         await asyncio.wrap_future(pipeline.runner.idle(session_id))
         await link.close()
-        usage = await asyncio.wait_for(session_task, 30.0)
+        try:
+            usage = await asyncio.wait_for(session_task, SESSION_CLOSE_S)
+        except asyncio.TimeoutError:
+            # e.g. a reply to words recognised in the agent's own echo after the script ended
+            raise DemoError(f"the voice session did not close within {SESSION_CLOSE_S:g} s after the board left "
+                            f"(turns recorded: {len(watcher.completed)}, finals: {len(watcher.final_at)})") from None
         await emit_finished()
         details["usage"] = usage.summary()
         details["queued_ms"] = {t: round(o.queued_ms, 1) for t, o in session.outcomes.items() if o.queued_ms is not None}
