@@ -89,13 +89,13 @@ def run(args: argparse.Namespace) -> int:
     from sotto.demo.view import HumanView, JsonView
     from sotto.engines.config import EngineConfig
     from sotto.knowledge import load_configured_knowledge
-    from sotto.pipeline import PipelineOptions
+    from sotto.runtime import EngineOptions
 
     _check(args)
     engine_config = EngineConfig.from_args(args)
     knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the models load
     options = DemoOptions(
-        pipeline=PipelineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, llm_threads=args.threads,
+        engines=EngineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, llm_threads=args.threads,
                                  engine_config=engine_config),
         script=args.script,
         baud=args.baud,

@@ -151,27 +151,22 @@ def summary(totals: EvalTotals, scripts: int, llm: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sotto.agent import Agent, AgentConfig
-    from sotto.engines import llm as llm_engine
+    from sotto.agent import AgentConfig
+    from sotto.knowledge import load_configured_knowledge
     from sotto.memory.store import Store
+    from sotto.runtime import EngineOptions, Runtime, RuntimeOptions, load_engines
 
     scripts = [load_script(p) for p in args.scripts]
-    model = llm_engine.load(args.model, n_ctx=args.n_ctx)
-    synthesizer: SpeechSynthesizer | None = None
-    synth_sentence = None
-    if not args.no_tts:
-        from sotto.engines import tts
-
-        engine = tts.load()
-        synthesizer = engine
-        synth_sentence = getattr(engine, "synthesize_sentence", None)
+    knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the models load
+    engines = load_engines(EngineOptions(model=args.model, n_ctx=args.n_ctx), voice=not args.no_tts)
+    model = engines.llm
+    synthesizer: SpeechSynthesizer | None = engines.tts
+    synth_sentence = getattr(synthesizer, "synthesize_sentence", None)
     tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="sotto-eval-")
     store = Store(Path(tmp.name) / "eval.db") if tmp else Store()
-    from sotto.knowledge import load_configured_knowledge
-
-    agent = Agent(model, store, config=AgentConfig(
-            model_update=args.update, reply_mode=args.reply, first_sentence_deadline_ms=args.deadline_ms or None
-        ), knowledge=load_configured_knowledge(args.knowledge))
+    config = AgentConfig(model_update=args.update, reply_mode=args.reply,
+                         first_sentence_deadline_ms=args.deadline_ms or None)
+    agent = Runtime(engines, store, RuntimeOptions(knowledge=knowledge, agent=config)).agent
     out: TextIO = sys.stdout
 
     def emit(line: dict[str, Any]) -> None:

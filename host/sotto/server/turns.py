@@ -144,8 +144,7 @@ class TurnService:
         await self.runner.phrases(self.tts.sample_rate)
 
     def close(self) -> None:
-        self.asr_worker.close()
-        self.runner.close()
+        self.asr_worker.close()  # the turn engine belongs to the runtime, which closes it
 
     # ------------------------------------------------------------------ text
 

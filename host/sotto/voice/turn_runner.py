@@ -165,6 +165,8 @@ class _Ended:
     patch_skipped: bool
 
 
+SPEECH_WAIT_S = 60.0  # bound on the model patch's wait for the reply's speech (a session that died)
+
 _WorkerItem = Union[_Started, _Ended, RequestedAction, str, BaseException]
 _SegmentItem = Union[Segment, BaseException, None]
 DegradeListener = Callable[[str, dict[str, Any]], None]
@@ -259,11 +261,13 @@ class TurnRunner:
         ladder = DegradationLadder(budgets, predicted_first_answer_ms=predicted)
         phrases = await self.phrases(output.sample_rate)
         items: asyncio.Queue[_WorkerItem] = asyncio.Queue()
-        job = await self._submit(request, control, items, outcome, from_memory=ladder.answer_from_memory())
+        speech_ready = threading.Event()  # the producer has synthesised every sentence (or stopped)
+        job = await self._submit(request, control, items, outcome, speech_ready, from_memory=ladder.answer_from_memory())
         job.add_done_callback(lambda f: _copy_result(f, outcome.result))
         segments: asyncio.Queue[_SegmentItem] = asyncio.Queue()
         producer = asyncio.create_task(
             self._produce(request, items, output, control, outcome, segments, text_only_on_tts_failure))
+        producer.add_done_callback(lambda _: speech_ready.set())
         player = _Player(self.clock, request, output, control, outcome, ladder, phrases, on_degrade)
         try:
             outcome.stop_reason = await player.play(segments)
@@ -279,7 +283,8 @@ class TurnRunner:
         return outcome
 
     async def _submit(self, request: TurnRequest, control: ReplyControl, items: "asyncio.Queue[_WorkerItem]",
-                      outcome: ReplyOutcome, *, from_memory: bool) -> "concurrent.futures.Future[TurnResult]":
+                      outcome: ReplyOutcome, speech_ready: threading.Event, *,
+                      from_memory: bool) -> "concurrent.futures.Future[TurnResult]":
         loop = asyncio.get_running_loop()
 
         def post(item: _WorkerItem) -> None:
@@ -295,8 +300,10 @@ class TurnRunner:
             if previous is not None:  # this session's model patch lands before its next turn starts
                 await asyncio.wait({asyncio.wrap_future(previous)})
             memory_agent = self.memory_agent
-            return self.memory_worker.submit(session_id, lambda: self._job(memory_agent, request, control, post))
-        job = self.model_worker.submit(session_id, lambda: self._job(self.agent, request, control, post, timed=True))
+            return self.memory_worker.submit(
+                session_id, lambda: self._job(memory_agent, request, control, post, speech_ready, outcome))
+        job = self.model_worker.submit(
+            session_id, lambda: self._job(self.agent, request, control, post, speech_ready, outcome, timed=True))
         self._last_model_job[session_id] = job
         job.add_done_callback(lambda f: self._forget_job(session_id, f))
         return job
@@ -305,8 +312,8 @@ class TurnRunner:
         if self._last_model_job.get(session_id) is job:
             del self._last_model_job[session_id]
 
-    def _job(self, agent: AgentLike, request: TurnRequest, control: ReplyControl,
-             post: Callable[[_WorkerItem], None], *, timed: bool = False) -> TurnResult:
+    def _job(self, agent: AgentLike, request: TurnRequest, control: ReplyControl, post: Callable[[_WorkerItem], None],
+             speech_ready: threading.Event, outcome: ReplyOutcome, *, timed: bool = False) -> TurnResult:
         """On the worker: the whole agent turn."""
         started = self.clock.now()
         post(_Started(started))
@@ -329,6 +336,12 @@ class TurnRunner:
             # the user's next answer matters more than this turn's patch.
             run_model = not control.defer and self.model_worker.pending() == 0
             post(_Ended(turn.number, turn.report.source, list(turn.report.rejected), not run_model))
+            # The patch waits until the reply's speech is synthesised: on a 2-core host llama.cpp
+            # and Piper running at once each take 2-3 times longer, and the answer comes first.
+            speech_ready.wait(SPEECH_WAIT_S)
+            if run_model and self.model_worker.pending() > 0:
+                run_model = False  # the user spoke again meanwhile
+                outcome.patch_skipped = True
             result = turn.finish(run_model=run_model)
             if timed:
                 self.model_queue.note_turn((self.clock.now() - started) * 1000.0)
