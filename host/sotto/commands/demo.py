@@ -2,7 +2,7 @@
 
 A simulated board on a paced pty speaks the built-in conversation (with a correction
 and a barge-in) to the full host pipeline. Human view by default; `--json` prints one
-object per turn and a summary line (DESIGN.md "Contracts").
+object per turn and a summary line (docs/DESIGN.md "Contracts").
 
 The simulated board is an ESP32-S3 with PSRAM: by default it offers only IMA-ADPCM for
 its speaker and has a 256 KB speaker ring, so a whole reply crosses the 921600-baud line

@@ -2,7 +2,7 @@
 
 Per turn: {"script", "turn", "user", "state", "reply", "first_answer_ms"}; last line:
 {"scripts", "turns", "entity_retention", "correction_accuracy", "reply_leak_rate",
-"context_overflows", "json_failures", "first_answer_ms_p50", "llm"} (DESIGN.md).
+"context_overflows", "json_failures", "first_answer_ms_p50", "llm"} (docs/DESIGN.md).
 first_answer_ms runs from the final words to the first answer sentence synthesised.
 """
 
@@ -24,7 +24,7 @@ from sotto.memory.evaluation import Script, ScriptScorer, load_script, ratio
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scripts", nargs="+", metavar="SCRIPT.json", help="memory scripts (DESIGN.md format)")
+    parser.add_argument("scripts", nargs="+", metavar="SCRIPT.json", help="memory scripts (docs/DESIGN.md format)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
     parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
     parser.add_argument("--n-ctx", type=int, default=2048, help="model context window in tokens (default 2048)")

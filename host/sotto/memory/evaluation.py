@@ -1,4 +1,4 @@
-"""Memory scripts and their metrics, exactly as DESIGN.md "Memory scripts" defines them.
+"""Memory scripts and their metrics, exactly as docs/DESIGN.md "Memory scripts" defines them.
 
 - Items are a string or a list of alternatives, matched case-insensitively on the
   state serialised as JSON text without session_id and updated_at.
