@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator, Callable, Iterator, Sequence, Union
 import numpy as np
 
 from sotto.engines.base import AudioChunk, SpeechAudio, Transcript
-from sotto.link.events import BoardEvent, LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.link.events import BoardEvent, BoardEventKind, LinkState, LinkStatus, MicAudio, PlaybackReport, PlaybackState, PortEvent
 from sotto.agent.actions import RequestedAction
 from sotto.memory.state import SessionState
 
@@ -85,17 +85,17 @@ class FakePort:
         self.sent.append(SentAudio(stream_id, pcm, stream_id in self.stopped_streams))
         if stream_id not in self._started:
             self._started.add(stream_id)
-            self.push(PlaybackReport("started", stream_id, 0, 0, time.monotonic()))
+            self.push(PlaybackReport(PlaybackState.STARTED, stream_id, 0, 0, time.monotonic()))
 
     async def end_stream(self, stream_id: int) -> None:
         self.ended_streams.append(stream_id)
         if self.auto_drain:
-            self.push(PlaybackReport("drained", stream_id, self.bytes_sent(stream_id), 0, time.monotonic()))
+            self.push(PlaybackReport(PlaybackState.DRAINED, stream_id, self.bytes_sent(stream_id), 0, time.monotonic()))
 
     async def stop(self, stream_id: int) -> None:
         self.stopped_streams.append(stream_id)
         played = int(self.bytes_sent(stream_id) * self.stopped_fraction) // 2 * 2
-        self.push(PlaybackReport("stopped", stream_id, played, 0, time.monotonic()))
+        self.push(PlaybackReport(PlaybackState.STOPPED, stream_id, played, 0, time.monotonic()))
 
     async def send_command(self, name: str, value: int) -> None:
         try:
@@ -126,10 +126,10 @@ class FakePort:
             self.push(MicAudio(pcm[offset : offset + step], self._mic_rate, 0, now - total + i * FRAME_MS / 1000))
 
     def button(self) -> None:
-        self.push(BoardEvent("button_down", 0, time.monotonic()))
+        self.push(BoardEvent(BoardEventKind.BUTTON_DOWN, 0, time.monotonic()))
 
     def link(self, state: str) -> None:
-        self.push(LinkStatus(state, "fake"))
+        self.push(LinkStatus(LinkState(state), "fake"))
 
     def close(self) -> None:
         self._queue.put_nowait(None)
@@ -335,7 +335,7 @@ class EchoBoard(FakePort):
         if stream_id not in self._play:
             self._play[stream_id] = bytearray()
             self._play_start[stream_id] = time.monotonic()
-            self.push(PlaybackReport("started", stream_id, 0, 0, self._play_start[stream_id]))
+            self.push(PlaybackReport(PlaybackState.STARTED, stream_id, 0, 0, self._play_start[stream_id]))
         self._play[stream_id] += pcm
 
     def _played_bytes(self, stream_id: int, at: float) -> int:
@@ -350,7 +350,7 @@ class EchoBoard(FakePort):
         async def drained() -> None:
             await asyncio.sleep(max(0.0, remaining))
             if stream_id not in self._stopped_at:
-                self.push(PlaybackReport("drained", stream_id, len(self._play[stream_id]), 0, time.monotonic()))
+                self.push(PlaybackReport(PlaybackState.DRAINED, stream_id, len(self._play[stream_id]), 0, time.monotonic()))
 
         asyncio.ensure_future(drained())
 
@@ -360,7 +360,7 @@ class EchoBoard(FakePort):
         if stream_id in self._play:
             played = self._played_bytes(stream_id, now)
             self._stopped_at[stream_id] = now
-            self.push(PlaybackReport("stopped", stream_id, played, 0, now))
+            self.push(PlaybackReport(PlaybackState.STOPPED, stream_id, played, 0, now))
 
     def _speaker_at(self, t0: float, n: int) -> np.ndarray:
         out = np.zeros(n)
@@ -422,12 +422,12 @@ class RecordingOutput:
 
 
 async def run_turn(runner: Any, session_id: str, words: str, turn_id: int, *, prior: tuple[str, ...] = (),
-                   control: Any = None) -> tuple[Any, RecordingOutput]:
+                   control: Any = None, budgets: Any = None) -> tuple[Any, RecordingOutput]:
     """One turn through the turn engine onto a RecordingOutput; (outcome, output)."""
     from sotto.voice.budgets import BudgetConfig
-    from sotto.voice.turn_runner import ReplyControl, TurnRequest
+    from sotto.voice.reply_types import ReplyControl, TurnRequest
 
     output = RecordingOutput()
     request = TurnRequest(session_id, words, runner.clock.now(), turn_id=turn_id, prior_side_effects=prior)
-    outcome = await runner.run(request, output, control or ReplyControl(), budgets=BudgetConfig())
+    outcome = await runner.run(request, output, control or ReplyControl(), budgets=budgets or BudgetConfig())
     return outcome, output
