@@ -11,6 +11,7 @@ from typing import Any, AsyncIterator, Callable, Iterator, Sequence, Union
 
 import numpy as np
 
+from sotto.clock import MONOTONIC, Clock
 from sotto.engines.base import AudioChunk, SpeechAudio, Transcript
 from sotto.link.events import BoardEvent, BoardEventKind, LinkState, LinkStatus, MicAudio, PlaybackReport, PlaybackState, PortEvent
 from sotto.agent.actions import RequestedAction
@@ -49,7 +50,8 @@ class FakePort:
     `stopped_fraction` is the share of a stream's audio the board reports played at STOP.
     """
 
-    def __init__(self, speaker_rate: int = RATE, mic_rate: int = RATE) -> None:
+    def __init__(self, speaker_rate: int = RATE, mic_rate: int = RATE, *, clock: Clock = MONOTONIC) -> None:
+        self.clock = clock
         self._speaker_rate = speaker_rate
         self._mic_rate = mic_rate
         self._queue: asyncio.Queue[PortEvent | None] = asyncio.Queue()
@@ -85,17 +87,17 @@ class FakePort:
         self.sent.append(SentAudio(stream_id, pcm, stream_id in self.stopped_streams))
         if stream_id not in self._started:
             self._started.add(stream_id)
-            self.push(PlaybackReport(PlaybackState.STARTED, stream_id, 0, 0, time.monotonic()))
+            self.push(PlaybackReport(PlaybackState.STARTED, stream_id, 0, 0, self.clock.now()))
 
     async def end_stream(self, stream_id: int) -> None:
         self.ended_streams.append(stream_id)
         if self.auto_drain:
-            self.push(PlaybackReport(PlaybackState.DRAINED, stream_id, self.bytes_sent(stream_id), 0, time.monotonic()))
+            self.push(PlaybackReport(PlaybackState.DRAINED, stream_id, self.bytes_sent(stream_id), 0, self.clock.now()))
 
     async def stop(self, stream_id: int) -> None:
         self.stopped_streams.append(stream_id)
         played = int(self.bytes_sent(stream_id) * self.stopped_fraction) // 2 * 2
-        self.push(PlaybackReport(PlaybackState.STOPPED, stream_id, played, 0, time.monotonic()))
+        self.push(PlaybackReport(PlaybackState.STOPPED, stream_id, played, 0, self.clock.now()))
 
     async def send_command(self, name: str, value: int) -> None:
         try:
@@ -120,13 +122,13 @@ class FakePort:
     def mic(self, pcm: bytes) -> None:
         """Mic audio in FRAME_MS frames, timed as if the last sample arrived now."""
         step = 2 * int(self._mic_rate * FRAME_MS / 1000)
-        now = time.monotonic()
+        now = self.clock.now()
         total = len(pcm) // 2 / self._mic_rate
         for i, offset in enumerate(range(0, len(pcm), step)):
             self.push(MicAudio(pcm[offset : offset + step], self._mic_rate, 0, now - total + i * FRAME_MS / 1000))
 
     def button(self) -> None:
-        self.push(BoardEvent(BoardEventKind.BUTTON_DOWN, 0, time.monotonic()))
+        self.push(BoardEvent(BoardEventKind.BUTTON_DOWN, 0, self.clock.now()))
 
     def link(self, state: str) -> None:
         self.push(LinkStatus(LinkState(state), "fake"))
@@ -317,8 +319,8 @@ class EchoBoard(FakePort):
     `run_mic()` produces a 20 ms mic frame every 20 ms until `close()`.
     """
 
-    def __init__(self, echo_gain: float = 0.6, echo_delay_ms: float = 60.0) -> None:
-        super().__init__()
+    def __init__(self, echo_gain: float = 0.6, echo_delay_ms: float = 60.0, *, clock: Clock = MONOTONIC) -> None:
+        super().__init__(clock=clock)
         self.echo_gain = echo_gain
         self.echo_delay_s = echo_delay_ms / 1000.0
         self._play: dict[int, bytearray] = {}
@@ -334,7 +336,7 @@ class EchoBoard(FakePort):
         self.sent.append(SentAudio(stream_id, pcm, stream_id in self.stopped_streams))
         if stream_id not in self._play:
             self._play[stream_id] = bytearray()
-            self._play_start[stream_id] = time.monotonic()
+            self._play_start[stream_id] = self.clock.now()
             self.push(PlaybackReport(PlaybackState.STARTED, stream_id, 0, 0, self._play_start[stream_id]))
         self._play[stream_id] += pcm
 
@@ -345,17 +347,17 @@ class EchoBoard(FakePort):
 
     async def end_stream(self, stream_id: int) -> None:
         self.ended_streams.append(stream_id)
-        remaining = (len(self._play.get(stream_id, b"")) - self._played_bytes(stream_id, time.monotonic())) / 2 / self.speaker_rate
+        remaining = (len(self._play.get(stream_id, b"")) - self._played_bytes(stream_id, self.clock.now())) / 2 / self.speaker_rate
 
         async def drained() -> None:
-            await asyncio.sleep(max(0.0, remaining))
+            await self.clock.sleep(max(0.0, remaining))
             if stream_id not in self._stopped_at:
-                self.push(PlaybackReport(PlaybackState.DRAINED, stream_id, len(self._play[stream_id]), 0, time.monotonic()))
+                self.push(PlaybackReport(PlaybackState.DRAINED, stream_id, len(self._play[stream_id]), 0, self.clock.now()))
 
         asyncio.ensure_future(drained())
 
     async def stop(self, stream_id: int) -> None:
-        now = time.monotonic()
+        now = self.clock.now()
         self.stopped_streams.append(stream_id)
         if stream_id in self._play:
             played = self._played_bytes(stream_id, now)
@@ -377,10 +379,10 @@ class EchoBoard(FakePort):
 
     async def run_mic(self) -> None:
         n = int(self.mic_rate * FRAME_MS / 1000)
-        next_t = time.monotonic()
+        next_t = self.clock.now()
         while not self._closed:
             next_t += FRAME_MS / 1000
-            await asyncio.sleep(max(0.0, next_t - time.monotonic()))
+            await self.clock.sleep(max(0.0, next_t - self.clock.now()))
             t0 = next_t - FRAME_MS / 1000
             frame = self.echo_gain * self._speaker_at(t0 - self.echo_delay_s, n)
             frame += self._rng.standard_normal(n) * self.noise_floor_rms  # room and mic noise

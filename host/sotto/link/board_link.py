@@ -96,7 +96,7 @@ class BoardLink:
         self.stats = LinkStats()
         self.port = ReopeningPort(url, self.options, transport_factory or SerialTransport.open, host_clock, self.stats,
                                   on_bytes=self._on_bytes, on_new=self._new_port, on_lost=self._mark_detached)
-        self.clock = BoardClock()  # the board's clock as seen from here (PING offset)
+        self.clock = BoardClock(host_clock.now)  # the board's clock as seen from here (PING offset)
         self.hello: m.Hello | None = None
         self.choice: FormatChoice | None = None
         self.session_token = random.getrandbits(32)
