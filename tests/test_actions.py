@@ -67,22 +67,22 @@ def test_agent_records_actions_in_the_state_diff_and_confirms(store: Store) -> N
     agent = Agent(FakeLanguageModel(), store, config=AgentConfig(model_update="off", reply_mode="composed"))
     result = agent.run_turn("s", "Set the volume to 30.")
     assert [(a.name, a.value) for a in result.actions] == [("volume", 30)]
-    assert "volume set to 30" in result.state.facts
+    assert "volume set to 30" in [f.value for f in result.state.facts]
     assert not result.state.current_task  # the command is not a task
     assert any(c.field == "facts" and c.new == "volume set to 30" for c in result.changes)
     assert result.reply == "Okay, volume set to 30."
     # A later level replaces the old one; "louder" steps from the recorded level.
     result = agent.run_turn("s", "Louder.")
-    assert [f for f in result.state.facts if f.startswith("volume")] == ["volume set to 40"]
-    assert store.latest("s").state.facts.count("volume set to 40") == 1  # type: ignore[union-attr]
+    assert [f.value for f in result.state.facts if f.value.startswith("volume")] == ["volume set to 40"]
+    assert [f.value for f in store.latest("s").state.facts].count("volume set to 40") == 1  # type: ignore[union-attr]
 
 
 def test_prior_side_effects_are_mentioned_and_noted(store: Store) -> None:
     agent = Agent(FakeLanguageModel(), store, config=AgentConfig(model_update="off", reply_mode="composed"))
     result = agent.run_turn("s", "Remind me to call Ana.", prior_side_effects=("light turned on",))
     assert result.reply.startswith("Earlier I already did this: light turned on.")
-    assert "already done: light turned on" in result.state.facts
-    assert "call Ana" in " ".join(result.state.pending_steps)
+    assert "already done: light turned on" in [f.value for f in result.state.facts]
+    assert "call Ana" in " ".join(s.value for s in result.state.pending_steps)
 
 
 def test_turn_engine_runs_actions_before_the_answer(store: Store) -> None:
@@ -96,4 +96,4 @@ def test_turn_engine_runs_actions_before_the_answer(store: Store) -> None:
     assert output.items[0] == ("action", "gpio:0", 1)
     assert output.texts()[0] == "好的，灯已打开。"
     state = result.state
-    assert "灯已打开" in state.facts and any("买牛奶" in s for s in state.pending_steps)
+    assert "灯已打开" in [f.value for f in state.facts] and any("买牛奶" in s.value for s in state.pending_steps)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sotto.memory.items import Item
 from sotto.agent import Agent, AgentConfig
 from sotto.cli import main
 from sotto.errors import StoreError
@@ -24,13 +25,18 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
 
 
 def test_edit_state_assignments() -> None:
-    s = SessionState(session_id="s", facts=["a", "b"])
+    s = SessionState(session_id="s", facts=[Item(value="a"), Item(key="dose", value="b", kind="quantity", turn=3)])
+
+    def values(items: list[Item]) -> list[str]:
+        return [i.value for i in items]
+
     assert edit_state(s, "current_task=call Ana").current_task == "call Ana"
-    assert edit_state(s, "facts[1]=B").facts == ["a", "B"]
-    assert edit_state(s, "facts[-1]=").facts == ["a"]
-    assert edit_state(s, "facts+=c").facts == ["a", "b", "c"]
+    edited = edit_state(s, "facts[1]=B").facts
+    assert values(edited) == ["a", "B"] and edited[1].key == "dose"  # the item keeps its key
+    assert values(edit_state(s, "facts[-1]=").facts) == ["a"]
+    assert values(edit_state(s, "facts+=c").facts) == ["a", "b", "c"]
     assert edit_state(s, "user_profile.names+=Ana").user_profile.names == ["Ana"]
-    assert edit_state(s, "preferences+=tea").user_profile.preferences == ["tea"]
+    assert values(edit_state(s, "preferences+=tea").user_profile.preferences) == ["tea"]
     for bad, why in [
         ("nonsense", "expected FIELD=VALUE"),
         ("session_id=x", "unknown field"),
@@ -54,7 +60,7 @@ def test_state_set_and_rollback_commands(store: Store, capsys: pytest.CaptureFix
     agent.run_turn("s", "Remind me to call Ana.")
     assert main(["state", "s", "--set", "pending_steps[0]=call Bea", "--set", "facts+=window seat", "--json"]) == 0
     current = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert current["pending_steps"] == ["call Bea"] and current["facts"][-1] == "window seat"
+    assert [p["value"] for p in current["pending_steps"]] == ["call Bea"] and current["facts"][-1]["value"] == "window seat"
     edit = store.history("s")[-1]
     assert edit.source == "user-edit" and "--set 'pending_steps[0]=call Bea'" in edit.note
     assert {(c["field"], c["op"]) for c in edit.changes} == {("pending_steps", "set"), ("facts", "add")}
@@ -65,7 +71,7 @@ def test_state_set_and_rollback_commands(store: Store, capsys: pytest.CaptureFix
     before_edit = store.history("s")[-2].version
     assert main(["state", "s", "--rollback", str(before_edit), "--json"]) == 0
     restored = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert "call Ana" in restored["pending_steps"][0] and "window seat" not in restored["facts"]
+    assert "call Ana" in restored["pending_steps"][0]["value"] and "window seat" not in json.dumps(restored["facts"])
     assert store.history("s")[-1].note == f"sotto state s --rollback {before_edit}"
     assert main(["state", "s", "--rollback", "99"]) == 2
     assert main(["state", "s", "--diff", "--json"]) == 0

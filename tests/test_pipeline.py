@@ -99,7 +99,7 @@ def test_a_spoken_volume_request_sets_the_board_volume_before_the_reply_audio(tm
         assert done < action < first_audio
         assert timeline[done][1] == 30 and ("volume_at_speech", 30) in timeline
         result = await asyncio.wrap_future(session.outcomes[1].result)
-        assert "volume set to 30" in result.state.facts
+        assert "volume set to 30" in [f.value for f in result.state.facts]
 
     run_with_board(tmp_path, scenario)
 

@@ -55,7 +55,7 @@ def test_second_session_starts_with_stable_preferences_only(store: Store) -> Non
 
     second = agent.open_session("s2")
     assert second.user_profile.names == ["Ana"]
-    assert "I prefer window seats" in second.user_profile.preferences
+    assert "I prefer window seats" in [p.value for p in second.user_profile.preferences]
     assert not second.current_task and not second.facts and not second.pending_steps
     _no_leak(second.to_json())
     assert store.history("s2")[-1].source == "profile"
@@ -67,7 +67,7 @@ def test_a_name_said_later_brings_the_users_profile(store: Store) -> None:
         agent.run_turn("s1", words)
     agent.end_session("s1")
     result = agent.run_turn("other-board", "Hi, my name is Ana.")
-    assert "I prefer window seats" in result.state.user_profile.preferences
+    assert "I prefer window seats" in [p.value for p in result.state.user_profile.preferences]
     _no_leak(result.state.to_json())
     assert store.session_profile("other-board") == "user:ana"
 
@@ -108,7 +108,7 @@ def test_edit_and_the_profile_command(store: Store, capsys: pytest.CaptureFixtur
     # The edited profile seeds the next session.
     agent = Agent(FakeLanguageModel(), store, config=AgentConfig(model_update="off"))
     state = agent.open_session("s9", profile="Ana")
-    assert state.user_profile.preferences == ["tea, no sugar"]
+    assert [p.value for p in state.user_profile.preferences] == ["tea, no sugar"]
 
 
 @pytest.mark.slow
@@ -122,7 +122,7 @@ def test_second_session_knows_preferences_with_the_embedded_model(store: Store) 
     agent.end_session("s1")
     second = agent.open_session("s2")
     assert "Ana" in second.user_profile.names
-    assert any("window seats" in p for p in second.user_profile.preferences)
+    assert any("window seats" in p.value for p in second.user_profile.preferences)
     assert not second.current_task and not second.pending_steps and not second.facts
     _no_leak(second.to_json())
     result = agent.run_turn("s2", "What do I prefer?")

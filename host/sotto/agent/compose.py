@@ -1,73 +1,178 @@
-"""Replies composed by code from the state: the fallback when the model's reply is not
-fit to speak, and the answer to "what did I say?" questions, in English or Chinese.
+"""Replies composed by code from the current items, in English or Chinese.
 
-Everything said comes from the user's stored words, turned to address them ("my" ->
-"your"), so names, times and numbers are repeated exactly.
+A recall answer speaks from the item that answers it ("On Oak Street.", "Eight
+people."), chosen by what the question asks for (a time, a count, a person, a place,
+a number) and by its key; a replaced value is no longer an item, so it can never be
+named. A confirmation says the new value once ("Okay, 7 pm then."), never the old one.
 """
 
 from __future__ import annotations
 
 import re
 
+from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
 from sotto.memory.rules import RuleResult, strip_fillers
 from sotto.memory.state import SessionState
-from sotto.memory.text import content_keys, entities, second_person
+from sotto.memory.statements import asked_kinds, content_stems
+from sotto.memory.text import second_person
 
-_EN_TIME_Q = re.compile(r"\b(?:what time|when|which day|what day|how late|how early)\b", re.I)
-_ZH_TIME_Q = re.compile(r"几点|什么时候|哪天|几号|星期几|周几")
-_EN_COUNT_Q = re.compile(r"\bhow (?:many|much)\b", re.I)
-_ZH_COUNT_Q = re.compile(r"多少|几个|几位|几张|几人")
-_EN_RECALL = re.compile(
-    r"\b(?:again|back|repeat|order|list|everything|all|so far|summary|summarize|what did i|remind me|i|my|me|we|our)\b", re.I
+_EN_RECALL_ALL = re.compile(
+    r"\b(?:read (?:it |that |everything )?back|read me|my order|everything|all of it|so far|summar|recap|what did i (?:say|tell|ask|order)|what have i|list)\b",
+    re.I,
 )
-_ZH_RECALL = re.compile(r"来着|一遍|所有|总结|都有|哪些|什么|我")
+_ZH_RECALL_ALL = re.compile(r"一遍|所有|总结|都有|哪些|都说了|全部|说了什么|点了什么")
+_QUESTION_WORDS = frozenset(
+    "what when where who whom whose which why how many much time day date again remind tell say said ask asked did do does "
+    "is are was were number".split()
+)
 SUMMARY_MAX_CHARS = 220
+_DAY_WORDS = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday)s?\b|周[一二三四五六日天末]|星期[一二三四五六日天]|周末|平时",
+    re.I,
+)
 
 
 def _sentence(text: str, lang: str) -> str:
     text = text.strip().rstrip(".。!！,，")
+    if not text:
+        return ""
     if lang == "zh":
         return text + "。"
-    return (text[:1].upper() + text[1:] + ".") if text else ""
+    return text[:1].upper() + text[1:] + "."
 
 
 def memory_items(state: SessionState) -> list[str]:
-    """Everything the user told us, oldest first."""
+    """Everything the user told us, oldest first, as spoken text."""
     p = state.user_profile
     items = [state.current_task] if state.current_task else []
-    items += state.facts + state.pending_steps + p.constraints + p.preferences
+    items += [i.value for i in state.facts + state.pending_steps + p.constraints + p.preferences]
     for name in p.names[:1]:
         items.append(f"my name is {name}" if name.isascii() else f"我叫{name}")
     return [i for i in items if i]
 
 
-def best_matches(state: SessionState, question: str) -> list[str]:
-    """Stored items sharing the most content words with the question (ties kept, oldest first)."""
-    wanted = content_keys(question)
-    time_q = bool(_EN_TIME_Q.search(question) or _ZH_TIME_Q.search(question))
-    count_q = bool(_EN_COUNT_Q.search(question) or _ZH_COUNT_Q.search(question))
-    scored: list[tuple[float, int, str]] = []
-    for order, item in enumerate(memory_items(state)):
-        score = float(len(wanted & content_keys(item)))
-        if time_q and (entities(item, "time") or entities(item, "date")):
-            score += 0.5
-        if count_q and entities(item, "number"):
-            score += 0.5
+def _all_items(state: SessionState) -> list[Item]:
+    p = state.user_profile
+    task = [Item(key=state.current_task, value=state.current_task, kind=KIND_NOTE)] if state.current_task else []
+    names = [Item(key="name", value=n, kind=KIND_NAME) for n in p.names[:1]]
+    return task + list(state.facts) + list(state.pending_steps) + list(p.constraints) + list(p.preferences) + names
+
+
+def _question_keys(question: str) -> set[str]:
+    return {k for k in content_stems(question) if k not in _QUESTION_WORDS}
+
+
+def ranked(state: SessionState, question: str, kinds: tuple[str, ...] | None = None) -> list[tuple[float, int, Item]]:
+    """Items that could answer the question, best first."""
+    wanted = _question_keys(question)
+    kinds = asked_kinds(question) if kinds is None else kinds
+    items = _all_items(state)
+    # What else was said in the same turn tells what a value is about ("She loves chocolate
+    # cake, so order one from Rosa's bakery": the bakery is the cake's).
+    by_turn: dict[int, set[str]] = {}
+    for item in items:
+        if item.turn:
+            by_turn.setdefault(item.turn, set()).update(content_stems(item.value) | content_stems(item.key))
+    scored: list[tuple[float, int, Item]] = []
+    for order, item in enumerate(items):
+        score = 2.0 * len(wanted & content_stems(item.key)) + 1.0 * len(wanted & content_stems(item.value))
+        if item.kind != KIND_NOTE and item.turn:
+            score += 0.5 * len(wanted & by_turn.get(item.turn, set()))
+        if kinds:
+            if item.kind in kinds:
+                score += 3.0 if item.kind == kinds[0] else 1.5
+            elif item.kind == KIND_NOTE:
+                score -= 1.0  # a note answers "when" only when nothing typed does
+            else:
+                score -= 3.0
+        if item.kind == KIND_TIME and kinds:
+            # A time said for a given day answers a question about that day, and only then.
+            days = [d for d in _DAY_WORDS.findall(item.key) if d]
+            if days:
+                score += 2.0 if any(d.lower().rstrip("s") in question.lower() for d in days) else -1.5
         if score > 0:
             scored.append((score, order, item))
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    return scored
+
+
+def answers_from_memory(state: SessionState, question: str) -> bool:
+    """The user's own items speak to the question (it is about what they told us)."""
+    wanted = _question_keys(question)
+    if not wanted:
+        return False
+    for _, _, item in ranked(state, question)[:3]:
+        if wanted & (content_stems(item.key) | content_stems(item.value)):
+            return True
+    return False
+
+
+def best_matches(state: SessionState, question: str) -> list[str]:
+    """Values of the items that best answer the question (ties kept, up to two)."""
+    scored = ranked(state, question)
     if not scored:
         return []
-    top = max(s for s, _, _ in scored)
-    return [item for s, _, item in sorted(scored, key=lambda x: x[1]) if s == top][:2]
+    top = scored[0][0]
+    return [item.value for s, _, item in scored if s == top][:2]
 
 
 def answer_keys(state: SessionState, question: str) -> set[str]:
     """Words an answer to the question should contain (from the best-matching items)."""
     keys: set[str] = set()
-    asked = content_keys(question)
-    for item in best_matches(state, question):
-        keys |= content_keys(item) - asked
+    asked = content_stems(question)
+    for value in best_matches(state, question):
+        keys |= content_stems(value) - asked
     return keys
+
+
+def _spoken_value(item: Item, lang: str) -> str:
+    v = item.value.strip()
+    if lang == "zh":
+        return v
+    low = v.lower()
+    if item.kind == KIND_TIME and not re.match(r"(?:at|by|around|from|until) ", low):
+        return "at " + v
+    if item.kind == KIND_DATE and re.match(r"(?:the )?\d|(?:the )?(?:first|second|third|\w+th)\b|monday|tuesday|wednesday|thursday|friday|saturday|sunday", low):
+        return "on " + v
+    if item.kind == KIND_NOTE:
+        return second_person(strip_fillers(v))
+    return v
+
+
+_FOLLOW_UP = re.compile(r"^(?:and|what about|how about|and what about)\b|呢[？?]?$", re.I)
+
+
+def _answer(state: SessionState, question: str, lang: str, max_sentences: int, previous_kind: str = "") -> list[str]:
+    # "And the lamp?", "平时呢？" ask again for what the last question asked.
+    follow_up = previous_kind if _FOLLOW_UP.search(question.strip()) else ""
+    kinds = asked_kinds(question) or ((follow_up,) if follow_up else ())
+    scored = ranked(state, question, kinds)
+    if not scored:
+        return []
+    top_score, _, top = scored[0]
+    if kinds and top.kind != kinds[0]:
+        # The kind asked for first: "几点" wants a time even when a day matches better.
+        first = next(((s, o, it) for s, o, it in scored if it.kind == kinds[0]), None)
+        if first is not None:
+            top_score, _, top = first
+    chosen = [top]
+    # "When is it?" wants the day and the time of the same thing.
+    if kinds and kinds[0] in (KIND_TIME, KIND_DATE) and top.kind in (KIND_TIME, KIND_DATE):
+        other = KIND_DATE if top.kind == KIND_TIME else KIND_TIME
+        partner = next((it for s, _, it in scored if it.kind == other and (it.turn == top.turn or it.key == top.key) and s > 0), None)
+        if partner is not None:
+            chosen = [partner, top] if partner.kind == KIND_DATE else [top, partner]
+    else:
+        ties = [it for s, _, it in scored[1:] if s == top_score and it.kind == top.kind and it.kind != KIND_NOTE]
+        chosen += ties[:1]
+    if all(i.kind == KIND_NOTE for i in chosen):
+        said = second_person(strip_fillers(chosen[0].value))
+        return ["你说过：" + said.rstrip("。") + "。"] if lang == "zh" else [f"You told me: {said.rstrip('.')}."]
+    parts = [_spoken_value(i, lang) for i in chosen]
+    if lang == "zh":
+        return ["，".join(parts) + "。"]
+    text = " ".join(parts) if len(chosen) == 2 and {chosen[0].kind, chosen[1].kind} == {KIND_TIME, KIND_DATE} else " and ".join(parts)
+    return [_sentence(text, lang)]
 
 
 def _summary(state: SessionState, lang: str) -> list[str]:
@@ -86,6 +191,8 @@ def _summary(state: SessionState, lang: str) -> list[str]:
             text = candidate
         if text:
             out.append(text)
+    if not out:
+        return []
     if lang == "zh":
         return [f"你说过：{out[0]}。"] + [f"还有：{t}。" for t in out[1:]]
     return [f"So far: {out[0]}."] + [f"Also: {t}." for t in out[1:]]
@@ -95,39 +202,43 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
     lang = rules.lang
     zh = lang == "zh"
     if rules.question:
-        matches = best_matches(state, words)
-        recall = bool(_EN_RECALL.search(words) or _ZH_RECALL.search(words))
-        if matches:
-            said = [second_person(strip_fillers(m)) for m in matches[:max_sentences]]
-            if zh:
-                return [f"你说过：{said[0]}。"] + [_sentence(s, lang) for s in said[1:]]
-            return [f"You told me: {said[0].rstrip('.')}."] + [_sentence(s, lang) for s in said[1:]]
-        if recall and memory_items(state):
-            return _summary(state, lang)[:max_sentences]
-        return ["这个我还不知道，我是离线的。" if zh else "I'm offline, so I can't check that, sorry."]
+        question = " ".join(q.raw or q.text for q in rules.questions) or words
+        if (_ZH_RECALL_ALL if zh else _EN_RECALL_ALL).search(question) and not asked_kinds(question):
+            summary = _summary(state, lang)
+            if summary:
+                return summary[:max_sentences]
+        previous = state.last_topic if state.last_topic in (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE) else ""
+        answer = _answer(state, question, lang, max_sentences, previous)
+        if answer:
+            return answer
+        return ["这个我还不知道，我是离线的。" if zh else "I don't have that noted, and I'm offline, so I can't look it up."]
     if rules.corrections:
-        c = rules.corrections[0]
-        return [f"好的，改成{c.new}了。" if zh else f"Okay, {c.new} instead of {c.old}."]
+        new = rules.corrections[-1].new
+        return [f"好的，改成{new}了。" if zh else f"Okay, {second_person(new)} then."]
     patch = rules.patch
-    if rules.closing and patch.is_empty():
+    if rules.closing and not rules.added and not rules.removed:
         return ["好的，有需要再叫我。" if zh else "Anytime. I'm here when you need me."]
     if patch.add_steps:
         todo = second_person(patch.add_steps[0])
         return [f"好的，我会提醒你{todo}。" if zh else f"Okay, I'll remind you to {todo.rstrip('.')}."]
-    if patch.add_names and not (patch.add_facts or patch.current_task or patch.add_constraints):
-        return [f"你好，{patch.add_names[0]}。" if zh else f"Nice to meet you, {patch.add_names[0]}."]
-    new_items = [patch.current_task] if patch.current_task else []
-    new_items += patch.add_facts + patch.add_constraints + patch.add_preferences
-    if new_items:
-        noted = second_person(new_items[0])
-        greeting = []
-        if patch.add_names and max_sentences > 1:
-            greeting = [f"你好，{patch.add_names[0]}。" if zh else f"Nice to meet you, {patch.add_names[0]}."]
+    greeting: list[str] = []
+    if patch.add_names:
+        greeting = [f"你好，{patch.add_names[0]}。" if zh else f"Nice to meet you, {patch.add_names[0]}."]
+    if rules.said:
+        if greeting and max_sentences < 2:
+            return greeting
+        noted = second_person(rules.said[0])
         if zh:
             return greeting + [f"好的，记下了：{noted}。"]
         if noted.split(" ", 1)[0] in ("You", "Your", "Yours", "Yourself"):
             noted = noted[0].lower() + noted[1:]  # mid-sentence after "Got it:"
         return greeting + [f"Got it: {noted.rstrip('.')}."]
-    if patch.drop_items:
-        return [f"好的，{patch.drop_items[0]}不要了。" if zh else f"Okay, I've dropped {second_person(patch.drop_items[0])}."]
+    if greeting:
+        return greeting
+    if rules.removed or patch.drop_items:
+        what = patch.drop_items[0] if patch.drop_items else rules.removed[0].value
+        return [f"好的，{what}不要了。" if zh else f"Okay, I've dropped {second_person(what)}."]
     return ["好的。" if zh else "Okay."]
+
+
+__all__ = ["KIND_PLACE", "KIND_QUANTITY", "answer_keys", "asked_kinds", "best_matches", "compose_reply", "memory_items", "ranked"]

@@ -35,6 +35,7 @@ from sotto.errors import SottoError
 from sotto.knowledge.base import KnowledgeBase
 from sotto.agent.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
 from sotto.memory.diff import diff_states
+from sotto.memory.items import KIND_NOTE, Item
 from sotto.memory.monologue import Monologue
 from sotto.agent.reply import ReplyWriter
 from sotto.agent.turn import Turn, TurnResult
@@ -222,13 +223,13 @@ class Agent:
                 )
             turn_lang = lang or detect_lang(words)
             actions = extract_actions(
-                words, turn_lang, outputs=self.config.outputs, volume_now=volume_from_facts(before.facts)
+                words, turn_lang, outputs=self.config.outputs, volume_now=volume_from_facts([f.value for f in before.facts])
             )
             memory_words = words_without_actions(words, actions) if actions else words
-            rules = self.monologue.rules_update(before, memory_words, lang=turn_lang)
+            rules = self.monologue.rules_update(before, memory_words, lang=turn_lang, turn=number)
             prior = [str(p)[:120] for p in prior_side_effects if str(p).strip()][:4]
             if actions or prior:
-                noted = _note_actions(rules.state, actions, prior)
+                noted = _note_actions(rules.state, actions, prior, number)
                 rules.changes = rules.changes + diff_states(rules.state, noted)
                 rules.state = noted
             if rules.rules.patch.add_names:
@@ -272,18 +273,21 @@ class Agent:
 
 
 _VOLUME_FACT_PREFIXES = ("volume set to ", "音量调到")
+ACTION_KEY = "board action"
 DONE_PREFIX = {"en": "already done: ", "zh": "已经完成："}
 
 
-def _note_actions(state: SessionState, actions: list[RequestedAction], prior: list[str]) -> SessionState:
+def _note_actions(state: SessionState, actions: list[RequestedAction], prior: list[str], turn: int = 0) -> SessionState:
     """The state with the requested actions (and those already run) as facts; one volume fact at most."""
     out = state.copy()
     for action in actions:
         if action.name == "volume":
-            out.facts = [f for f in out.facts if not f.startswith(_VOLUME_FACT_PREFIXES)]
-        out.facts = [f for f in out.facts if f != action.description] + [action.description]
+            out.facts = [f for f in out.facts if not f.value.startswith(_VOLUME_FACT_PREFIXES)]
+        out.facts = [f for f in out.facts if f.value != action.description] + [
+            Item(key=action.name, value=action.description, kind=KIND_NOTE, turn=turn)
+        ]
     for done in prior:
         fact = (DONE_PREFIX["zh"] if detect_lang(done) == "zh" else DONE_PREFIX["en"]) + done
-        if fact not in out.facts:
-            out.facts.append(fact)
+        if not any(f.value == fact for f in out.facts):
+            out.facts.append(Item(key=ACTION_KEY, value=fact, kind=KIND_NOTE, turn=turn))
     return bounded(out)[0]

@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 from sotto.engines.base import LanguageModel
 from sotto.errors import ModelError
 from sotto.knowledge.base import KnowledgeBase
-from sotto.agent.compose import answer_keys, best_matches, compose_reply
+from sotto.agent.compose import answer_keys, answers_from_memory, compose_reply
 from sotto.agent.reference import Reference, retrieve
 from sotto.memory.prompts import fit_messages, reply_instruction
 from sotto.memory.rules import RuleResult
@@ -196,7 +196,7 @@ class ReplyWriter:
             report.cancelled = True
             return
         # A question the user's own words answer goes to memory; else a well-matched passage answers it.
-        said = any(content_keys(words) & content_keys(m) for m in best_matches(state, words))
+        said = answers_from_memory(state, words)
         from_reference = reference.answer(words) if rules.question and not said else None
         composed = [from_reference] if from_reference else compose_reply(state, words, rules, max_sentences=max(1, min(2, max_sentences())))
         for text in composed:

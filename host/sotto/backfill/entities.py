@@ -39,7 +39,8 @@ def _strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
+        # A list of strings, or of items ({"key", "value", "kind"}): their values.
+        return [v if isinstance(v, str) else v["value"] for v in value if isinstance(v, str) or (isinstance(v, Mapping) and isinstance(v.get("value"), str))]
     return []
 
 

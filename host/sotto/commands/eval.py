@@ -2,7 +2,8 @@
 
 Per turn: {"script", "turn", "user", "state", "reply", "first_answer_ms"}; last line:
 {"scripts", "turns", "entity_retention", "correction_accuracy", "reply_leak_rate",
-"context_overflows", "json_failures", "first_answer_ms_p50", "llm"} (docs/DESIGN.md).
+"stale_reply_rate", "state_noise", "context_overflows", "json_failures",
+"first_answer_ms_p50", "llm"} (docs/DESIGN.md).
 first_answer_ms runs from the final words to the first answer sentence synthesised.
 """
 
@@ -59,6 +60,10 @@ class EvalTotals:
     model_update_ms: list[float] = field(default_factory=list)
     mention_checks: int = 0
     mentions_ok: int = 0
+    stale_checks: int = 0
+    stale_replies: int = 0
+    states: int = 0
+    noisy_states: int = 0
     misses: list[str] = field(default_factory=list)
 
 
@@ -103,7 +108,7 @@ def run_scripts(
                     "script": script.name,
                     "turn": number + 1,
                     "user": step.user,
-                    "state": result.state.to_dict(),
+                    "state": result.state.public_dict(),
                     "reply": result.reply,
                     "first_answer_ms": None if first_answer is None else round(first_answer, 1),
                     "_detail": {
@@ -124,6 +129,10 @@ def run_scripts(
         totals.leaks += s.leaks
         totals.mention_checks += s.mention_checks
         totals.mentions_ok += s.mentions_ok
+        totals.stale_checks += s.stale_checks
+        totals.stale_replies += s.stale_replies
+        totals.states += s.states
+        totals.noisy_states += s.noisy_states
         totals.misses += [f"{script.name}: {m}" for m in s.misses]
     return totals
 
@@ -143,6 +152,8 @@ def summary(totals: EvalTotals, scripts: int, llm: str) -> dict[str, Any]:
         "entity_retention": ratio(totals.retention_present, totals.retention_checks),
         "correction_accuracy": ratio(totals.corrections_ok, totals.correction_turns),
         "reply_leak_rate": ratio(totals.leaks, totals.replies),
+        "stale_reply_rate": ratio(totals.stale_replies, totals.stale_checks),
+        "state_noise": ratio(totals.noisy_states, totals.states),
         "context_overflows": totals.context_overflows,
         "json_failures": totals.json_failures,
         "first_answer_ms_p50": percentile(totals.first_answer_ms, 50),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from sotto.memory.items import Item
 from sotto.memory.state import SessionState
 
 
@@ -26,7 +27,15 @@ class Change:
         return f"~ {self.field}: {self.old!r} -> {self.new!r}"
 
 
-def _list_changes(name: str, old: list[str], new: list[str]) -> list[Change]:
+def _label(item: str | Item) -> str:
+    if isinstance(item, Item):
+        return f"{item.key}: {item.value}" if item.key and item.kind != "note" else item.value
+    return item
+
+
+def _list_changes(name: str, old_items: list[str] | list[Item], new_items: list[str] | list[Item]) -> list[Change]:
+    old = [_label(v) for v in old_items]
+    new = [_label(v) for v in new_items]
     out: list[Change] = []
     removed = [v for v in old if v not in new]
     added = [v for v in new if v not in old]

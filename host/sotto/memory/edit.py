@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from sotto.errors import StoreError
+from sotto.memory.items import KIND_NOTE
 from sotto.memory.schema import SchemaViolation
 from sotto.memory.state import SessionState
 
@@ -38,11 +39,11 @@ def edit_state(state: SessionState, assignment: str) -> SessionState:
             raise StoreError(f"--set: {name} is a text field: use {name}=VALUE")
         owner[name] = value
     else:
-        items: list[str] = owner[name]
+        items: list = owner[name]  # type: ignore[type-arg]  # names: strings; the rest: items
         if op == "+=":
             if index is not None or not value:
                 raise StoreError(f"--set: append with {name}+=VALUE (a non-empty value)")
-            items.append(value)
+            items.append(value if name == "names" else {"key": "", "value": value, "kind": KIND_NOTE, "turn": 0})
         elif index is None:
             raise StoreError(f"--set: {name} is a list: use {name}[i]=VALUE or {name}+=VALUE", hint=f"{len(items)} item(s) now")
         else:
@@ -50,7 +51,10 @@ def edit_state(state: SessionState, assignment: str) -> SessionState:
             if not -len(items) <= i < len(items):
                 raise StoreError(f"--set: {name}[{i}] does not exist ({len(items)} item(s))")
             if value:
-                items[i] = value
+                if name == "names":
+                    items[i] = value
+                else:
+                    items[i] = dict(items[i], value=value)
             else:
                 del items[i]
     try:

@@ -10,11 +10,17 @@
   / correction turns.
 - reply_mentions: the reply contains one alternative of each item.
 - reply_leak_rate = replies containing a state field name, a brace or "internal state".
+- stale_reply_rate: over the turns with reply_mentions after at least one forget earlier in
+  the script, the replies that still name a forgotten item (once the text of every item
+  still expected and of the turn's reply_mentions is removed) / such turns.
+- state_noise: states (after each turn, last_topic excepted) whose items hold discourse
+  words or talk about the talk / states.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -94,10 +100,27 @@ def load_script(path: str | Path) -> Script:
 
 
 def state_text(state: SessionState | dict[str, Any]) -> str:
-    data = state.to_dict() if isinstance(state, SessionState) else dict(state)
+    data = state.public_dict() if isinstance(state, SessionState) else dict(state)
     data.pop("session_id", None)
     data.pop("updated_at", None)
     return json.dumps(data, ensure_ascii=False).lower()
+
+
+# docs/DESIGN.md "Memory scripts", state_noise: discourse words and talk about the talk.
+NOISE_EN = re.compile(
+    r"\b(?:hmm+|um+|uh+|actually|sorry|oops|wait|i mean|i said it wrong|i read it wrong|i mixed (?:that|it) up|my mistake|scratch that)\b",
+    re.I,
+)
+NOISE_ZH = re.compile(r"嗯|呃|哦|不好意思|抱歉|说错了|搞错了|看错了")
+
+
+def noisy(state: SessionState | dict[str, Any]) -> bool:
+    """The state's items (last_topic excepted) hold discourse words or talk about the talk."""
+    data = state.public_dict() if isinstance(state, SessionState) else dict(state)
+    for key in ("session_id", "updated_at", "last_topic"):
+        data.pop(key, None)
+    text = json.dumps(data, ensure_ascii=False)
+    return NOISE_EN.search(text) is not None or NOISE_ZH.search(text) is not None
 
 
 def _present(text: str, item: list[str]) -> bool:
@@ -114,6 +137,10 @@ class ScriptScore:
     leaks: int = 0
     mention_checks: int = 0
     mentions_ok: int = 0
+    stale_checks: int = 0
+    stale_replies: int = 0
+    states: int = 0
+    noisy_states: int = 0
     misses: list[str] = field(default_factory=list)
 
 
@@ -123,6 +150,7 @@ class ScriptScorer:
     def __init__(self, script: Script) -> None:
         self.script = script
         self.expected: list[list[str]] = []
+        self.forgotten: list[list[str]] = []
         self.score = ScriptScore()
 
     def observe(self, index: int, state: SessionState | dict[str, Any], reply: str) -> None:
@@ -151,6 +179,20 @@ class ScriptScorer:
                 s.corrections_ok += 1
             else:
                 s.misses.append(f"turn {index + 1}: correction failed (forget gone={gone}, remember kept={kept})")
+        s.states += 1
+        if noisy(state):
+            s.noisy_states += 1
+            s.misses.append(f"turn {index + 1}: state holds discourse words")
+        if turn.reply_mentions and self.forgotten:
+            s.stale_checks += 1
+            spoken = reply.lower()
+            for item in self.expected + turn.reply_mentions:
+                for alt in sorted(item, key=len, reverse=True):
+                    spoken = spoken.replace(alt.lower(), " ")
+            if any(alt.lower() in spoken for item in self.forgotten for alt in item):
+                s.stale_replies += 1
+                s.misses.append(f"turn {index + 1}: reply names a replaced value: {reply!r}")
+        self.forgotten += turn.forget
         s.replies += 1
         if leaks(reply):
             s.leaks += 1

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from sotto.engines.base import ChatMessage, LanguageModel
 from sotto.errors import ModelError, StateUpdateError
-from sotto.memory.diff import Change
+from sotto.memory.diff import Change, diff_states
 from sotto.memory.patch import ModelPatch, StatePatch, apply_patch, parse_patch
 from sotto.memory.prompts import UPDATE_INSTRUCTION, fit_messages
 from sotto.memory.rules import RuleResult, extract
@@ -63,10 +63,12 @@ class Monologue:
         self.retries = retries
         self.grammar = ModelPatch.grammar(string_cap=GRAMMAR_STRING_CAP)
 
-    def rules_update(self, state: SessionState, words: str, *, lang: str | None = None) -> RulesUpdate:
-        rules = extract(words, state, lang=lang)
-        applied = apply_patch(state, rules.patch)
-        return RulesUpdate(rules, applied.state, applied.changes, applied.notes)
+    def rules_update(self, state: SessionState, words: str, *, lang: str | None = None, turn: int = 0) -> RulesUpdate:
+        rules = extract(words, state, lang=lang, turn=turn)
+        assert rules.state is not None
+        new = rules.state
+        new.updated_at = state.updated_at
+        return RulesUpdate(rules, new, diff_states(state, new), [])
 
     def model_update(self, state: SessionState, words: str, rules: RuleResult) -> ModelUpdate:
         """The model's patch on top of `state` (the rules' state). Never raises for bad output."""

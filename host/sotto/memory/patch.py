@@ -17,7 +17,8 @@ from sotto.errors import StateUpdateError
 from sotto.memory.diff import Change, diff_states
 from sotto.memory.schema import SchemaViolation, gbnf, json_schema, limit, parse_strict
 from sotto.memory.state import SessionState, bounded, clip
-from sotto.memory.text import contains_ci, norm_key
+from sotto.memory.items import KIND_NOTE, Item
+from sotto.memory.text import EN_STOPWORDS, contains_ci, norm_key
 
 PATCH_ITEM_LEN = 160
 
@@ -135,34 +136,29 @@ def _dedupe_words(text: str) -> str:
 
 
 def _replace_in_state(state: SessionState, old: str, new: str) -> bool:
-    changed = False
+    from sotto.memory.update import replace_in_items
 
-    def fix(value: str) -> str:
-        nonlocal changed
-        out = replace_everywhere(value, old, new)
-        changed |= out != value
-        return out
-
+    before = state.to_json()
     p = state.user_profile
-    p.names = [fix(v) for v in p.names]
-    p.preferences = [fix(v) for v in p.preferences]
-    p.constraints = [fix(v) for v in p.constraints]
-    state.current_task = fix(state.current_task)
-    state.pending_steps = [fix(v) for v in state.pending_steps]
-    state.completed_steps = [fix(v) for v in state.completed_steps]
-    state.facts = [fix(v) for v in state.facts]
-    state.last_topic = fix(state.last_topic)
-    return changed
+    p.names = [replace_everywhere(v, old, new) for v in p.names]
+    p.preferences = replace_in_items(p.preferences, old, new)
+    p.constraints = replace_in_items(p.constraints, old, new)
+    state.current_task = replace_everywhere(state.current_task, old, new)
+    state.pending_steps = replace_in_items(state.pending_steps, old, new)
+    state.completed_steps = replace_in_items(state.completed_steps, old, new)
+    state.facts = replace_in_items(state.facts, old, new)
+    state.last_topic = replace_everywhere(state.last_topic, old, new)
+    return state.to_json() != before
 
 
 def _drop_in_state(state: SessionState, text: str) -> None:
-    """Remove every list item that mentions `text` (the user cancelled it)."""
+    """Remove every item that mentions `text` (the user cancelled it)."""
     key = text.strip().lower()
     if len(key) < 2:
         return
 
-    def keep(items: list[str]) -> list[str]:
-        return [v for v in items if key not in v.lower()]
+    def keep(items: list[Item]) -> list[Item]:
+        return [v for v in items if key not in v.value.lower() and key not in v.key.lower()]
 
     p = state.user_profile
     p.preferences, p.constraints = keep(p.preferences), keep(p.constraints)
@@ -174,24 +170,25 @@ def _drop_in_state(state: SessionState, text: str) -> None:
 # ------------------------------------------------------------------ apply
 
 
-def _add_unique(items: list[str], new: str, max_len: int) -> list[str]:
-    """Append unless already known; a new item that contains an old one supersedes it."""
+def _add_unique(items: list[Item], new: str, max_len: int, *, turn: int = 0) -> list[Item]:
+    """Append a note unless already known; a new note that contains an old one supersedes it."""
     new = clip(new, max_len)
     key = norm_key(new)
     if not key:
         return items
     for existing in items:
-        if key in norm_key(existing):
+        if key in norm_key(existing.value):
             return items
-    return [v for v in items if norm_key(v) not in key] + [new]
+    words = [w for w in new.split() if w.lower() not in EN_STOPWORDS][:4]
+    return [v for v in items if norm_key(v.value) not in key] + [Item(key=" ".join(words), value=new, kind=KIND_NOTE, turn=turn)]
 
 
-def _match_step(steps: list[str], wanted: str) -> str | None:
+def _match_step(steps: list[Item], wanted: str) -> Item | None:
     key = norm_key(wanted)
     if not key:
         return None
     for step in steps:
-        sk = norm_key(step)
+        sk = norm_key(step.value)
         if key in sk or sk in key:
             return step
     return None
@@ -204,8 +201,8 @@ class Applied:
     notes: list[str]
 
 
-def apply_patch(state: SessionState, patch: StatePatch) -> Applied:
-    """Apply a validated patch by code; the input state is not modified."""
+def apply_patch(state: SessionState, patch: StatePatch, *, turn: int = 0) -> Applied:
+    """Apply a validated patch (the model's) by code; the input state is not modified."""
     new = state.copy()
     for r in patch.replace:
         if r.old.strip() and r.new.strip() and norm_key(r.old) != norm_key(r.new):
@@ -213,27 +210,29 @@ def apply_patch(state: SessionState, patch: StatePatch) -> Applied:
     for gone in patch.drop_items:
         _drop_in_state(new, gone)
     if patch.current_task.strip() and norm_key(patch.current_task) != norm_key(new.current_task):
-        if new.current_task:  # the old task stays known as a fact
-            new.facts = _add_unique(new.facts, new.current_task, 200)
+        if new.current_task:  # the old task stays known as a note
+            new.facts = _add_unique(new.facts, new.current_task, 200, turn=turn)
         new.current_task = clip(patch.current_task, 200)
     if patch.last_topic.strip():
         new.last_topic = clip(patch.last_topic, 80)
     for fact in patch.add_facts:
-        new.facts = _add_unique(new.facts, fact, 200)
+        new.facts = _add_unique(new.facts, fact, 200, turn=turn)
     for step in patch.add_steps:
-        new.pending_steps = _add_unique(new.pending_steps, step, 200)
+        new.pending_steps = _add_unique(new.pending_steps, step, 200, turn=turn)
     for done in patch.complete_steps:
         finished = _match_step(new.pending_steps, done)
         if finished is not None:
-            new.pending_steps = [s for s in new.pending_steps if s != finished]
-            new.completed_steps = _add_unique(new.completed_steps, finished, 200)
+            new.pending_steps = [s for s in new.pending_steps if s is not finished]
+            new.completed_steps = new.completed_steps + [finished]
     p = new.user_profile
     for name in patch.add_names:
-        p.names = _add_unique(p.names, name, 60)
+        name = clip(name, 60)
+        if name and not any(norm_key(name) == norm_key(n) for n in p.names):
+            p.names = p.names + [name]
     for pref in patch.add_preferences:
-        p.preferences = _add_unique(p.preferences, pref, 200)
+        p.preferences = _add_unique(p.preferences, pref, 200, turn=turn)
     for con in patch.add_constraints:
-        p.constraints = _add_unique(p.constraints, con, 200)
+        p.constraints = _add_unique(p.constraints, con, 200, turn=turn)
     capped, notes = bounded(new)
     capped.updated_at = state.updated_at
     return Applied(capped, diff_states(state, capped), notes)

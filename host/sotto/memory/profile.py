@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from sotto.errors import StoreError
+from sotto.memory.items import KIND_NOTE, Item
 from sotto.memory.state import NAME_LEN, PROFILE_MAX, SessionState, bounded, clip
 from sotto.memory.text import norm_key
 
@@ -106,8 +107,8 @@ def promote(profile: Profile, state: SessionState) -> Profile:
     out = dataclasses.replace(
         profile,
         names=_merge(profile.names, p.names, 4, NAME_LEN),
-        preferences=_merge(profile.preferences, p.preferences, PROFILE_MAX, 200),
-        constraints=_merge(profile.constraints, p.constraints, PROFILE_MAX, 200),
+        preferences=_merge(profile.preferences, [i.value for i in p.preferences], PROFILE_MAX, 200),
+        constraints=_merge(profile.constraints, [i.value for i in p.constraints], PROFILE_MAX, 200),
         sessions=[s for s in profile.sessions if s != state.session_id] + [state.session_id],
         updated_at=time.time(),
     )
@@ -126,9 +127,16 @@ def seed_state(state: SessionState, profile: Profile) -> SessionState:
     out = state.copy()
     up = out.user_profile
     up.names = _merge(profile.names, up.names, 4, NAME_LEN)
-    up.preferences = _merge(profile.preferences + setting_lines(profile), up.preferences, PROFILE_MAX, 200)
-    up.constraints = _merge(profile.constraints, up.constraints, PROFILE_MAX, 200)
+    up.preferences = _merge_items(profile.preferences + setting_lines(profile), up.preferences)
+    up.constraints = _merge_items(profile.constraints, up.constraints)
     return bounded(out)[0]
+
+
+def _merge_items(remembered: list[str], current: list[Item]) -> list[Item]:
+    """The profile's remembered notes first (as items of no turn), then the session's own."""
+    known = {norm_key(i.value) for i in current}
+    seeded = [Item(key="profile", value=clip(v, 200), kind=KIND_NOTE) for v in remembered if v and norm_key(v) not in known]
+    return (seeded + list(current))[-PROFILE_MAX:]
 
 
 def edit(profile: Profile, *, set_items: Sequence[str] = (), remove: Sequence[str] = ()) -> Profile:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from sotto.engines.base import ChatMessage, LanguageModel
+from sotto.memory.items import Item
 from sotto.memory.state import SessionState
 
 SYSTEM_PROMPT = """You are a friendly voice assistant. Answer in one or two short spoken sentences, in plain words.
@@ -41,14 +42,21 @@ def memory_lines(state: SessionState) -> list[str]:
     p = state.user_profile
     if p.names:
         lines.append("Name: " + "; ".join(p.names))
-    lines += [f"Likes: {v}" for v in p.preferences]
-    lines += [f"Must: {v}" for v in p.constraints]
+    lines += [f"Likes: {v.value}" for v in p.preferences]
+    lines += [f"Must: {v.value}" for v in p.constraints]
     if state.current_task:
         lines.append(f"Plan: {state.current_task}")
-    lines += [f"Note: {v}" for v in state.facts]
-    lines += [f"To do: {v}" for v in state.pending_steps]
-    lines += [f"Done: {v}" for v in state.completed_steps]
+    lines += [f"Note: {_line(v)}" for v in state.facts]
+    lines += [f"To do: {v.value}" for v in state.pending_steps]
+    lines += [f"Done: {v.value}" for v in state.completed_steps]
     return lines
+
+
+def _line(item: Item) -> str:
+    """An item as the model reads it: its value, with what it is about when that is known."""
+    if item.kind == "note" or not item.key:
+        return item.value
+    return f"{item.key} - {item.value}"
 
 
 def _messages(lines: Sequence[str], words: str, instruction: str, reference: str = "") -> list[ChatMessage]:

@@ -1,12 +1,13 @@
-"""Deterministic help for a tiny model: what the user's words say, kept verbatim.
+"""What the user's words change in the working memory, decided by code.
 
-The rule extractor turns one final transcript into a StatePatch without any model:
-statements become facts (the user's own words, fillers trimmed), reminders become
-pending steps, "my name is" becomes a name, and corrections ("not X, Y", "change X to
-Y", "Y instead of X", "sorry/actually, make it Y", 不是X是Y, 改成, 换成) become
-replacements of the old value everywhere. Values are never paraphrased, so names,
-times, places and numbers stay exactly as the user said them. The model's patch is
-merged on top, after validation (see validate.py).
+Each final transcript is read sentence by sentence (`statements.py`): its typed values
+(times, dates, counts, IDs, names, places) go through the update step (`update.py`),
+which compares each with the stored items that could be about the same thing and
+decides ADD / UPDATE / DELETE / NOOP; what the sentence says besides its values is
+kept as a note item, without discourse words or talk about the talk. Reminders become
+pending steps, "my name is" a name, a cancellation removes the items it names. The
+explicit forms of correcting a note ("change the latte to a flat white", 把X改成Y)
+replace the old words in place. Values are never paraphrased.
 """
 
 from __future__ import annotations
@@ -14,9 +15,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sotto.memory.patch import Replacement, StatePatch
-from sotto.memory.state import SessionState
-from sotto.memory.text import EN_STOPWORDS, ENTITY_KINDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind
+from sotto.memory import language as L
+from sotto.memory.items import KIND_NAME, KIND_NOTE, VALUE_KINDS, Item
+from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
+from sotto.memory.state import SessionState, bounded
+from sotto.memory.statements import Statement, asked_kinds, content_stems, read_sentence
+from sotto.memory.text import EN_STOPWORDS, ENTITY_KINDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
+from sotto.memory.update import ADD, DELETE, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -60,13 +65,6 @@ _ZH_CORRECTIONS = [
     re.compile(rf"(?P<new>{_NO_PUNCT}+?)[，,]\s*(?:而)?不是(?P<old>{_NO_PUNCT}+?)[。！]?$"),
     re.compile(rf"把(?P<old>{_NO_PUNCT}+?)(?:改成|换成|改为|改到|换为)(?P<new>{_NO_PUNCT}+)"),
 ]
-# A correction cue without the old value: the old one is the latest of the same kind.
-_EN_RETARGET = re.compile(
-    r"\b(?:(?:make|change|move|switch|push|reschedule|set|bump)\s+(?:it|that|this)(?:\s+(?:back|up|forward))?(?:\s+(?:to|for|until))?|i meant|let's say|let's do)\s+(?P<new>[^,.;!?]+)",
-    re.I,
-)
-_EN_RETARGET_SUFFIX = re.compile(r"(?P<new>[^,.;!?]+?)\s+instead\s*[.!]?$", re.I)
-_ZH_RETARGET = re.compile(rf"(?:改成|换成|改为|改到|推迟到|提前到)(?P<new>{_NO_PUNCT}+)")
 
 _EN_NAME = re.compile(r"\b(?i:my name is|call me|this is)\s+(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})")
 _EN_IM_NAME = re.compile(r"\bI'?m\s+(?P<name>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)\b(?!\s+(?:going|planning|looking))")
@@ -87,7 +85,7 @@ _EN_CANCEL = re.compile(
     r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all))?$",
     re.I,
 )
-_ZH_CANCEL = re.compile(rf"^(?:取消|不要|算了)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
+_ZH_CANCEL = re.compile(rf"^(?:算了[，,]?\s*)?(?:取消|不要|算了|别)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
 _EN_PREFERENCE = re.compile(r"\bI (?:really )?(?:like|love|prefer|enjoy|hate|dislike)\b", re.I)
 _ZH_PREFERENCE = re.compile(r"我(?:很|最|比较)?(?:喜欢|爱|偏好|讨厌|不喜欢)")
 _EN_CONSTRAINT = re.compile(
@@ -99,14 +97,19 @@ _ZH_CONSTRAINT = re.compile(r"(?:保持|必须|一定要|不能|不要|过敏|�
 
 @dataclass
 class RuleResult:
-    patch: StatePatch
+    patch: StatePatch  # names and steps added (read by the agent and the reply)
     lang: str
     question: bool = False
     # Old values this turn corrected: the model may not write them back.
     retired: list[str] = field(default_factory=list)
     corrections: list[Replacement] = field(default_factory=list)
     closing: bool = False  # the words only thank the agent or close the conversation
-
+    decisions: list[Decision] = field(default_factory=list)
+    added: list[Item] = field(default_factory=list)  # items this turn added (values and notes)
+    removed: list[Item] = field(default_factory=list)  # items the user cancelled
+    questions: list[Statement] = field(default_factory=list)  # the sentences that asked something
+    said: list[str] = field(default_factory=list)  # what was noted, without discourse words (for the confirmation)
+    state: SessionState | None = None  # the state after the update
 
 def strip_fillers(text: str) -> str:
     text = text.strip().strip(",，、")
@@ -150,21 +153,9 @@ def _refine(old: str, new: str) -> tuple[str, str]:
     return old_core, new_core
 
 
-def _latest_entity(state: SessionState, kind: str, exclude: str) -> str | None:
-    times = {t.lower() for s in state.all_strings() for t in entities(s, "time")}
-    p = state.user_profile
-    for text in reversed([*p.constraints, *p.preferences, state.current_task, *state.facts, *state.pending_steps]):
-        for ent in reversed(entities(text, kind)):
-            if ent.lower() == exclude.lower():
-                continue
-            if kind == "number" and ent.lower() in times:
-                continue
-            return ent
-    return None
-
-
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
+_SENTENCE_START_WORDS = {"tomorrow", "today", "tonight", "at", "on", "in", "next", "this", "every", "before", "after", "by"}
 
 
 def is_question(sentence: str, lang: str) -> bool:
@@ -176,31 +167,6 @@ def is_question(sentence: str, lang: str) -> bool:
     if s.endswith("?"):
         return not _EN_REQUEST_QUESTION.match(strip_fillers(s)) or _EN_RECALL.search(s) is not None
     return _EN_QUESTION_START.match(strip_fillers(s)) is not None and _EN_REQUEST_QUESTION.match(strip_fillers(s)) is None
-
-
-def _has_cue(clause: str) -> bool:
-    return any(
-        p.search(clause)
-        for p in (_ZH_REMINDER, _ZH_PREFERENCE, _ZH_CONSTRAINT, _EN_REMINDER, _EN_PREFERENCE, _EN_CONSTRAINT)
-    )
-
-
-def _clauses(sentence: str, lang: str) -> list[str]:
-    """Clauses that go to different places; plain clauses of a sentence stay together."""
-    if lang == "zh":
-        parts = [p for p in re.split(r"[，；,;]", sentence) if p.strip()]
-        joiner = "，"
-    else:
-        parts = [p for p in re.split(r"\s*(?:;|,\s+and\s+(?:also\s+)?|\band also\b|,)\s*", sentence) if p and p.strip()]
-        joiner = ", "
-    out: list[str] = []
-    plain: list[str] = []
-    for part in parts:
-        if _has_cue(part):
-            out.append(part)
-        else:
-            plain.append(part)
-    return ([joiner.join(plain)] if plain else []) + out
 
 
 def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tuple[str, str, bool]]:
@@ -220,31 +186,7 @@ def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tup
         if old and new and old.lower() != new.lower():
             out.append((old, new, _found_in(state, old)))
         break
-    if not any(found for _, _, found in out):
-        retarget = (_ZH_RETARGET if lang == "zh" else _EN_RETARGET).search(body)
-        if retarget is None and lang == "en":
-            retarget = _EN_RETARGET_SUFFIX.search(body)
-        if retarget:
-            target = retarget.group("new")
-            for kind in ENTITY_KINDS:
-                values = entities(target, kind)
-                if not values:
-                    continue
-                old_value = _latest_entity(state, kind, values[0])
-                if old_value:
-                    out = [(old_value, values[0], True)]
-                break
     return out
-
-
-def _remove_spans(sentence: str, spans: list[str]) -> str:
-    out = sentence
-    for span in spans:
-        out = re.sub(rf"(?:,\s*|，\s*)?(?:and\s+)?(?:not|不是)\s*{re.escape(span)}", "", out, flags=re.IGNORECASE)
-    return out
-
-
-_SENTENCE_START_WORDS = {"tomorrow", "today", "tonight", "at", "on", "in", "next", "this", "every", "before", "after", "by"}
 
 
 def _reminder_step(clause: str, reminder: "re.Match[str]", lang: str) -> str:
@@ -272,67 +214,211 @@ def _is_closing(sentence: str, lang: str) -> bool:
     return bool(closing) and all(pattern.match(c) for c in closing)
 
 
-def extract(words: str, state: SessionState, *, lang: str | None = None) -> RuleResult:
-    """The rule-based patch for one final transcript."""
+def _typed(items: list[Item]) -> list[Item]:
+    return [i for i in items if i.kind in VALUE_KINDS]
+
+
+def _self_name(text: str, lang: str) -> str | None:
+    m = (_ZH_NAME if lang == "zh" else _EN_NAME).search(text) or (_EN_IM_NAME.search(text) if lang == "en" else None)
+    return m.group("name").strip() if m else None
+
+
+def _key_of(text: str, lang: str) -> str:
+    if lang == "zh":
+        return re.sub(r"^(?:我|我们|你|请|帮我|要|想|得|需要)+", "", text)[:12]
+    words = [w for w in re.findall(r"[A-Za-z][\w'’-]*", text) if content_stems(w)]
+    return " ".join(words[:4])
+
+
+class _Working:
+    """The state being updated during one turn, with the record of what changed."""
+
+    def __init__(self, state: SessionState, result: RuleResult, turn: int) -> None:
+        self.state = state
+        self.result = result
+        self.turn = turn
+
+    def stored(self) -> list[Item]:
+        return self.state.all_items()
+
+    def replace_item(self, target: Item, new: Item) -> None:
+        s = self.state
+        p = s.user_profile
+        for name in ("facts", "pending_steps", "completed_steps"):
+            items = getattr(s, name)
+            if any(i is target for i in items):
+                setattr(s, name, [new if i is target else i for i in items])
+        for name in ("preferences", "constraints"):
+            items = getattr(p, name)
+            if any(i is target for i in items):
+                setattr(p, name, [new if i is target else i for i in items])
+
+    def propagate(self, old: str, new: str, keep: Item | None) -> None:
+        """A replaced value is replaced everywhere it was said."""
+        s = self.state
+        p = s.user_profile
+        s.facts = replace_in_items(s.facts, old, new, keep)
+        s.pending_steps = replace_in_items(s.pending_steps, old, new, keep)
+        s.completed_steps = replace_in_items(s.completed_steps, old, new, keep)
+        p.preferences = replace_in_items(p.preferences, old, new, keep)
+        p.constraints = replace_in_items(p.constraints, old, new, keep)
+        s.current_task = replace_everywhere(s.current_task, old, new)
+        p.names = [replace_everywhere(n, old, new) for n in p.names]
+
+    def remove(self, doomed: list[Item]) -> None:
+        ids = {id(i) for i in doomed}
+        s = self.state
+        p = s.user_profile
+        s.facts = [i for i in s.facts if id(i) not in ids]
+        s.pending_steps = [i for i in s.pending_steps if id(i) not in ids]
+        p.preferences = [i for i in p.preferences if id(i) not in ids]
+        p.constraints = [i for i in p.constraints if id(i) not in ids]
+
+    def apply(self, decisions: list[Decision]) -> bool:
+        """Apply value decisions; True when one of them replaced a stored value."""
+        replaced = False
+        for d in decisions:
+            self.result.decisions.append(d)
+            if d.op == ADD and d.item is not None:
+                self.state.facts.append(d.item)
+                self.result.added.append(d.item)
+            elif d.op == UPDATE and d.item is not None and d.target is not None:
+                old_value = d.target.value
+                self.replace_item(d.target, d.item)
+                self.propagate(old_value, d.item.value, d.item)
+                self.result.corrections.append(Replacement(old=old_value, new=d.item.value))
+                self.result.retired.append(old_value)
+                self.result.added.append(d.item)
+                replaced = True
+        return replaced
+
+    def add_note(self, item: Item, where: str) -> None:
+        s = self.state
+        p = s.user_profile
+        target = {"facts": s.facts, "steps": s.pending_steps, "preferences": p.preferences, "constraints": p.constraints}[where]
+        key = norm_key(item.value)
+        if not key:
+            return
+        for existing in target:
+            if key in norm_key(existing.value):
+                return  # already known
+        # A fuller note supersedes a shorter one; typed values stay items of their own.
+        kept = [i for i in target if i.kind in VALUE_KINDS or norm_key(i.value) not in key]
+        kept.append(item)
+        if where == "facts":
+            s.facts = kept
+        elif where == "steps":
+            s.pending_steps = kept
+        elif where == "preferences":
+            p.preferences = kept
+        else:
+            p.constraints = kept
+        self.result.added.append(item)
+
+
+def _cancelled(w: _Working, what: str) -> list[Item]:
+    wanted = content_stems(what)
+    if not wanted:
+        return []
+    return [i for i in w.stored() if wanted & (content_stems(i.value) | content_stems(i.key))]
+
+
+def extract(words: str, state: SessionState, *, lang: str | None = None, turn: int = 0) -> RuleResult:
+    """Read one final transcript and update the state by code; `result.state` is the new state."""
     words = " ".join(words.split())[:MAX_WORDS_CHARS]
     lang = lang or detect_lang(words)
     patch = StatePatch()
     result = RuleResult(patch=patch, lang=lang)
+    w = _Working(state.copy(), result, turn)
     sentences = split_sentences(words) or ([words] if words else [])
-    task_set = bool(state.current_task)
+    rejected: list = []  # values a sentence rejected without giving the new one
     for sentence in sentences:
         if _is_closing(sentence, lang):
             result.closing = True
             continue
-        if is_question(sentence, lang):
+        st = read_sentence(sentence, lang)
+        if st.question:
             result.question = True
+            result.questions.append(st)
+            kinds = asked_kinds(st.text)
+            if kinds:
+                # "And on the other days?" asks again for what the last question asked.
+                w.state.last_topic = kinds[0]
             continue
-        corrections = _find_corrections(sentence, state, lang)
-        applied = [(o, n) for o, n, found in corrections if found]
-        for old, new in applied:
-            patch.replace.append(Replacement(old=old, new=new))
-            result.corrections.append(Replacement(old=old, new=new))
-            result.retired.append(old)
-        if applied:
-            continue  # the replacement carries the new value; the sentence itself is not stored
-        unapplied_old = [o for o, _, _ in corrections]
-        result.retired += unapplied_old
-        body = strip_fillers(_remove_spans(sentence, unapplied_old))
-        # "Could you also book a taxi?" keeps "book a taxi"; "能帮我订票吗？" keeps "订票".
+        body = st.text.strip(" ,，.。!！?？")
         body = re.sub(r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?(?:also\s+)?|please\s+)", "", body, flags=re.I)
         if lang == "zh" and _ZH_REQUEST.match(body):
             body = re.sub(r"吗?[？?]?$", "", _ZH_REQUEST.sub("", _ZH_REQUEST.sub("", body)))
-        body = body.strip(" ,，.。!！?？")
         if len(body) < 2:
             continue
         cancel = (_ZH_CANCEL if lang == "zh" else _EN_CANCEL).match(body)
-        if cancel:
-            patch.drop_items.append(_core(cancel.group("what")))
-            continue
-        name = (_ZH_NAME if lang == "zh" else _EN_NAME).search(body) or (
-            _EN_IM_NAME.search(body) if lang == "en" else None
-        )
+        if cancel and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
+            doomed = _cancelled(w, cancel.group("what"))
+            task_gone = bool(content_stems(cancel.group("what")) & content_stems(w.state.current_task))
+            if task_gone:
+                doomed.append(Item(key="task", value=w.state.current_task, kind=KIND_NOTE, turn=turn))
+                w.state.current_task = ""
+            if doomed:
+                w.remove(doomed)
+                result.removed += doomed
+                result.decisions += [Decision(DELETE, None, d, "cancelled") for d in doomed]
+                patch.drop_items.append(_core(cancel.group("what")))
+                continue
+        name = _self_name(body, lang)
         if name:
-            patch.add_names.append(name.group("name").strip())
-        for clause in _clauses(body, lang):
-            clause = strip_fillers(clause).strip(" ,，.。!！")
-            if len(clause) < 2:
-                continue
-            if _NEUTRAL.match(clause) or (_ZH_CLOSING if lang == "zh" else _EN_CLOSING).match(clause):
-                continue  # "Thanks, ..." / "谢谢，..." : the rest of the sentence carries the content
-            reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(clause)
-            if reminder:
-                patch.add_steps.append(_reminder_step(clause, reminder, lang))
-                continue
-            if (_ZH_PREFERENCE if lang == "zh" else _EN_PREFERENCE).search(clause):
-                patch.add_preferences.append(clause)
-            elif (_ZH_CONSTRAINT if lang == "zh" else _EN_CONSTRAINT).search(clause):
-                patch.add_constraints.append(clause)
-            elif name and len(clause) <= len(name.group(0)) + 3:
-                continue  # the clause was only the name
-            elif not task_set:
-                patch.current_task = clause  # the first plan is the task (not repeated in facts)
-                task_set = True
-            else:
-                patch.add_facts.append(clause)
+            if name not in w.state.user_profile.names:
+                w.state.user_profile.names.append(name)
+                patch.add_names.append(name)
+            st.values = [v for v in st.values if v.text != name and name not in v.text]
+        reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
+        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected)
+        news = [v for v in st.values if not v.negated]
+        rejected = [v for v in st.values if v.negated] if not news else []
+        replaced = w.apply(values.decisions)
+        # The explicit forms for words that are not typed values: "change the latte to a
+        # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
+        if not replaced:
+            for old, new, found in _find_corrections(sentence, w.state, lang):
+                if found and norm_key(old) != norm_key(new):
+                    w.propagate(old, new, None)
+                    result.corrections.append(Replacement(old=old, new=new))
+                    result.retired.append(old)
+                    replaced = True
+        if reminder:
+            step = _reminder_step(L.strip_zh_discourse(body) if lang == "zh" else body, reminder, lang)
+            item = Item(key=_key_of(step, lang), value=step, kind=KIND_NOTE, turn=turn)
+            w.add_note(item, "steps")
+            patch.add_steps.append(step)
+            continue
+        if replaced or st.admission:
+            continue  # a correction: the new value is stored, the talk around it is not
+        if any(d.op == "add" for d in values.decisions):
+            result.said.append(body)
+        note = st.note.strip(" ,，.。!！?？")
+        if name:
+            note = re.sub(r"^(?:hi|hello|hey)\b[\s,]*", "", note, flags=re.I)
+            name_clause = (_ZH_NAME if lang == "zh" else _EN_NAME).search(note) or (_EN_IM_NAME.search(note) if lang == "en" else None)
+            if name_clause:
+                note = (note[: name_clause.start()] + note[name_clause.end():]).strip(" ,，.。!！、")
+                note = re.sub(r"^(?:and|but|so)\b\s*", "", note, flags=re.I)
+        note = re.sub(r"^(?:and|so|but|then)\s+", "", note, flags=re.I).strip(" ,，.。!！")
+        note_keys = content_stems(note)
+        if len(note) < 2 or (not note_keys and len(note.split()) < 3 and lang != "zh") or _NEUTRAL.match(note) or (_ZH_CLOSING if lang == "zh" else _EN_CLOSING).match(note):
+            continue
+        said = set().union(*(content_stems(v.text) | content_stems(v.key) | content_stems(v.unit) for v in st.values)) if st.values else set()
+        if st.values and note_keys <= said:
+            continue  # the values said it all
+        item = Item(key=_key_of(st.frame, lang), value=note, kind=KIND_NOTE, turn=turn)
+        if not result.said or result.said[-1] != body:
+            result.said.append(body)
+        if (_ZH_PREFERENCE if lang == "zh" else _EN_PREFERENCE).search(note):
+            w.add_note(item, "preferences")
+        elif (_ZH_CONSTRAINT if lang == "zh" else _EN_CONSTRAINT).search(note):
+            w.add_note(item, "constraints")
+        elif not w.state.current_task:
+            w.state.current_task = note  # the first plan is the task
+            result.added.append(item)
+        else:
+            w.add_note(item, "facts")
+    result.state = bounded(w.state)[0]
     return result

@@ -3,7 +3,7 @@
 The dataclasses in `state.py` and `patch.py` declare their bounds once, with `limit()`
 in each field's metadata; `json_schema()` and `gbnf()` read the same declarations, so
 the grammar the model is held to can never drift from the code that validates it.
-Supported field types: str, list[str], a nested dataclass, list[dataclass].
+Supported field types: str, int, list[str], a nested dataclass, list[dataclass].
 """
 
 from __future__ import annotations
@@ -85,6 +85,8 @@ def _json_schema_for(tp: Any, lim: Limit) -> dict[str, Any]:
         out = {"type": "string"}
         if lim.max_len is not None:
             out["maxLength"] = lim.max_len
+    elif tp is int:
+        out = {"type": "integer", "minimum": 0}
     elif dataclasses.is_dataclass(tp) and isinstance(tp, type):
         out = json_schema(tp)
     else:
@@ -145,6 +147,9 @@ def _gbnf_value(tp: Any, lim: Limit, rules: dict[str, str], string_cap: int | No
             cap = min(cap, string_cap)
         rules[rule_name] = f'"\\"" char{{0,{cap}}} "\\""'
         return rule_name
+    if tp is int:
+        rules[rule_name] = '[0-9]{1,6}'
+        return rule_name
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         return _gbnf_object(tp, rules, string_cap)
     raise TypeError(f"unsupported schema type {tp!r}")
@@ -193,6 +198,10 @@ def _parse_value(tp: Any, lim: Limit, value: Any, where: str) -> Any:
             raise SchemaViolation(f"{where}: expected a string, got {type(value).__name__}")
         if lim.max_len is not None and len(value) > lim.max_len:
             raise SchemaViolation(f"{where}: {len(value)} characters, at most {lim.max_len}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**9:
+            raise SchemaViolation(f"{where}: expected a non-negative integer, got {value!r}")
         return value
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         return parse_strict(tp, value, path=where)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from sotto.memory.items import VALUE_LEN, Item
 from sotto.memory.schema import SchemaViolation, field_limit, json_schema, limit, parse_strict
 
 NAME_LEN = 60
@@ -28,8 +29,8 @@ PROFILE_MAX = 6
 @dataclass
 class UserProfile:
     names: list[str] = field(default_factory=list, metadata=limit(max_len=NAME_LEN, max_items=4))
-    preferences: list[str] = field(default_factory=list, metadata=limit(max_len=ITEM_LEN, max_items=PROFILE_MAX))
-    constraints: list[str] = field(default_factory=list, metadata=limit(max_len=ITEM_LEN, max_items=PROFILE_MAX))
+    preferences: list[Item] = field(default_factory=list, metadata=limit(max_items=PROFILE_MAX))
+    constraints: list[Item] = field(default_factory=list, metadata=limit(max_items=PROFILE_MAX))
 
 
 @dataclass
@@ -37,9 +38,9 @@ class SessionState:
     session_id: str = field(default="", metadata=limit(max_len=64))
     user_profile: UserProfile = field(default_factory=UserProfile)
     current_task: str = field(default="", metadata=limit(max_len=ITEM_LEN))
-    pending_steps: list[str] = field(default_factory=list, metadata=limit(max_len=ITEM_LEN, max_items=STEPS_MAX))
-    completed_steps: list[str] = field(default_factory=list, metadata=limit(max_len=ITEM_LEN, max_items=COMPLETED_MAX))
-    facts: list[str] = field(default_factory=list, metadata=limit(max_len=ITEM_LEN, max_items=FACTS_MAX))
+    pending_steps: list[Item] = field(default_factory=list, metadata=limit(max_items=STEPS_MAX))
+    completed_steps: list[Item] = field(default_factory=list, metadata=limit(max_items=COMPLETED_MAX))
+    facts: list[Item] = field(default_factory=list, metadata=limit(max_items=FACTS_MAX))
     last_topic: str = field(default="", metadata=limit(max_len=TOPIC_LEN))
     updated_at: str = field(default="", metadata=limit(max_len=40))
 
@@ -53,8 +54,11 @@ class SessionState:
 
     @classmethod
     def from_dict(cls, data: Any) -> "SessionState":
-        """Strict: raises SchemaViolation for anything that is not a valid stored state."""
-        state = parse_strict(cls, data)
+        """Strict: raises SchemaViolation for anything that is not a valid stored state.
+
+        A state stored by an earlier version (plain strings where items now stand) is
+        read with each string as a note item, so an existing database keeps working."""
+        state = parse_strict(cls, _upgrade_legacy(data))
         if not isinstance(state, SessionState):  # pragma: no cover - parse_strict returns cls
             raise SchemaViolation("not a SessionState")
         return state
@@ -67,9 +71,14 @@ class SessionState:
             raise SchemaViolation(f"stored state is not JSON: {exc}") from exc
         return cls.from_dict(data)
 
+    def public_dict(self) -> dict[str, Any]:
+        """The state as shown (demo, eval, `sotto state`): every field, items without
+        their turn numbers (provenance, kept in the store's history, never said by the user)."""
+        return _without_turns(self.to_dict())
+
     def memory_view(self) -> dict[str, Any]:
         """The state without session_id and updated_at (what eval matches and prompts show)."""
-        data = self.to_dict()
+        data = self.public_dict()
         data.pop("session_id", None)
         data.pop("updated_at", None)
         return data
@@ -83,16 +92,20 @@ class SessionState:
     def touch(self) -> None:
         self.updated_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
+    def all_items(self) -> list[Item]:
+        p = self.user_profile
+        return [*p.preferences, *p.constraints, *self.facts, *self.pending_steps, *self.completed_steps]
+
     def all_strings(self) -> list[str]:
         p = self.user_profile
         return [
             *p.names,
-            *p.preferences,
-            *p.constraints,
+            *(i.value for i in p.preferences),
+            *(i.value for i in p.constraints),
             self.current_task,
-            *self.pending_steps,
-            *self.completed_steps,
-            *self.facts,
+            *(i.value for i in self.pending_steps),
+            *(i.value for i in self.completed_steps),
+            *(i.value for i in self.facts),
             self.last_topic,
         ]
 
@@ -111,6 +124,41 @@ def clip(text: str, max_len: int) -> str:
     return cut[:space] if space > max_len // 2 else cut
 
 
+_ITEM_LISTS = ("facts", "pending_steps", "completed_steps")
+_PROFILE_ITEM_LISTS = ("preferences", "constraints")
+
+
+def _upgrade_legacy(data: Any) -> Any:
+    if not isinstance(data, dict):
+        return data
+
+    def upgrade(values: Any) -> Any:
+        if isinstance(values, list) and any(isinstance(v, str) for v in values):
+            return [{"key": "", "value": v, "kind": "note", "turn": 0} if isinstance(v, str) else v for v in values]
+        return values
+
+    out = dict(data)
+    for name in _ITEM_LISTS:
+        if name in out:
+            out[name] = upgrade(out[name])
+    profile = out.get("user_profile")
+    if isinstance(profile, dict):
+        profile = dict(profile)
+        for name in _PROFILE_ITEM_LISTS:
+            if name in profile:
+                profile[name] = upgrade(profile[name])
+        out["user_profile"] = profile
+    return out
+
+
+def _without_turns(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_turns(v) for k, v in value.items() if not (k == "turn" and "value" in value)}
+    if isinstance(value, list):
+        return [_without_turns(v) for v in value]
+    return value
+
+
 def _cap_field(owner: Any, name: str) -> list[str]:
     """Clip strings and drop the oldest items over the cap; returns what was dropped."""
     f = next(x for x in dataclasses.fields(owner) if x.name == name)
@@ -119,13 +167,22 @@ def _cap_field(owner: Any, name: str) -> list[str]:
     if isinstance(value, str):
         setattr(owner, name, clip(value, lim.max_len or ITEM_LEN))
         return []
-    items = [clip(v, lim.max_len or ITEM_LEN) for v in value if v.strip()]
-    dropped: list[str] = []
+    if value and isinstance(value[0], Item):
+        items: list[Any] = []
+        for item in value:
+            if not item.value.strip():
+                continue
+            item.value = clip(item.value, VALUE_LEN)
+            item.key = clip(item.key, 60)
+            items.append(item)
+    else:
+        items = [clip(v, lim.max_len or ITEM_LEN) for v in value if v.strip()]
+    dropped: list[Any] = []
     if lim.max_items is not None and len(items) > lim.max_items:
         dropped = items[: len(items) - lim.max_items]
         items = items[len(items) - lim.max_items :]
     setattr(owner, name, items)
-    return dropped
+    return [d.value if isinstance(d, Item) else d for d in dropped]
 
 
 def bounded(state: SessionState) -> tuple[SessionState, list[str]]:
@@ -140,8 +197,9 @@ def bounded(state: SessionState) -> tuple[SessionState, list[str]]:
     if len(out.completed_steps) > COMPLETED_MAX:
         keep = COMPLETED_MAX - 1
         old = out.completed_steps[: len(out.completed_steps) - keep]
-        merged = "earlier: " + "; ".join(s.removeprefix("earlier: ") for s in old)
-        out.completed_steps = [clip(merged, ITEM_LEN)] + out.completed_steps[len(out.completed_steps) - keep :]
+        merged = "earlier: " + "; ".join(s.value.removeprefix("earlier: ") for s in old)
+        summary = Item(key="earlier", value=clip(merged, ITEM_LEN), kind="note", turn=old[-1].turn)
+        out.completed_steps = [summary] + out.completed_steps[len(out.completed_steps) - keep :]
         notes.append(f"compacted {len(old)} completed steps")
     for name in ("names", "preferences", "constraints"):
         for d in _cap_field(out.user_profile, name):
@@ -155,3 +213,6 @@ def bounded(state: SessionState) -> tuple[SessionState, list[str]]:
 STATE_FIELD_NAMES: frozenset[str] = frozenset(
     {f.name for f in dataclasses.fields(SessionState)} | {f.name for f in dataclasses.fields(UserProfile)}
 )
+# Field names of an item: words like "key" and "value" are ordinary English, so only the
+# state's own field names count as a leak in a reply.
+ITEM_FIELD_NAMES: frozenset[str] = frozenset(f.name for f in dataclasses.fields(Item))

@@ -45,11 +45,22 @@ EN_STOPWORDS = frozenset(
 ZH_FUNCTION_CHARS = frozenset("我你他她它们的了是吗呢吧么啊呀哦嗯来着什要在和就都也还把给被让这那有个一")
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
+def stem(word: str) -> str:
+    """A crude English stem: "drivers", "driving", "driver" -> "driv"; good enough to
+    match a key said two ways, never shown to anyone."""
+    word = word.lower()
+    for suffix in ("ings", "ing", "ers", "er", "ed", "ies", "es", "s", "ly"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
+            word = word[: -len(suffix)]
+            if suffix == "ies":
+                word += "y"
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # "stopp(ed)" -> "stop"
     return word
+
+
+_stem = stem
 
 
 def content_keys(text: str) -> set[str]:
@@ -84,18 +95,22 @@ _EN_TIME = re.compile(
     rf"\b(?:\d{{1,2}}(?::\d{{2}})?\s*(?:a\.?m\.?|p\.?m\.?)(?!\w)|\d{{1,2}}:\d{{2}}|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|o'clock))?\s*(?:a\.?m\.?|p\.?m\.?|o'clock)(?!\w)|noon|midnight|(?<=\bat )(?:{_EN_NUM}))",
     re.IGNORECASE,
 )
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+EN_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+EN_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _ORDINALS = (
     "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|"
-    "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|twenty-\\w+|thirty-first"
+    "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-\\w+|twenty \\w+th|thirtieth|thirty-first"
 )
-_EN_DATE = re.compile(
-    rf"\b(?:(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday|"
-    rf"(?:next |this |last )?(?:{_WEEKDAYS})(?: (?:morning|afternoon|evening|night))?|(?:next |this )(?:week|weekend|month)|this weekend|"
-    rf"(?:(?:{_MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?)|(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{_MONTHS}))?)\b",
-    re.IGNORECASE,
+EN_DATE = re.compile(
+    rf"\b(?:(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday"
+    rf"|this (?:morning|afternoon|evening)"
+    rf"|(?:next |this |last |every )?(?:{EN_WEEKDAYS})s?(?: (?:morning|afternoon|evening|night)s?)?"
+    rf"|(?:next |this )(?:week|weekend|month|year)|(?:the )?weekend"
+    rf"|(?:{EN_MONTHS}) (?:\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINALS})|(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{EN_MONTHS}))?"
+    rf"|(?:{EN_MONTHS}))\b",
+    re.I,
 )
+_EN_DATE = EN_DATE
 _EN_NUMBER = re.compile(rf"\b{_EN_NUM}\b", re.IGNORECASE)
 
 _ZH_DIGITS = "零〇一二两三四五六七八九十百千万\\d"

@@ -105,6 +105,8 @@ class TurnRunner:
         self._phrases: dict[int, PhraseCache] = {}
         self._phrases_lock = asyncio.Lock()
         self._last_model_job: dict[str, concurrent.futures.Future[Any]] = {}
+        self._turns_waiting = 0  # turns queued for the model that have not started (any session)
+        self._waiting_lock = threading.Lock()
 
     # ------------------------------------------------------------------ sessions
 
@@ -207,11 +209,32 @@ class TurnRunner:
             memory_agent = self.memory_agent
             return self.memory_worker.submit(
                 session_id, lambda: self._job(memory_agent, request, control, post, speech_ready, outcome))
-        job = self.model_worker.submit(
-            session_id, lambda: self._job(self.agent, request, control, post, speech_ready, outcome, timed=True))
+        started = threading.Event()
+
+        def run() -> TurnResult:
+            self._count_waiting(-1)
+            started.set()
+            return self._job(self.agent, request, control, post, speech_ready, outcome, timed=True)
+
+        def done(job: "concurrent.futures.Future[Any]") -> None:
+            if not started.is_set():
+                self._count_waiting(-1)  # cancelled before it ran
+            self._forget_job(session_id, job)
+
+        self._count_waiting(+1)
+        job = self.model_worker.submit(session_id, run)
         self._last_model_job[session_id] = job
-        job.add_done_callback(lambda f: self._forget_job(session_id, f))
+        job.add_done_callback(done)
         return job
+
+    def _count_waiting(self, delta: int) -> None:
+        with self._waiting_lock:
+            self._turns_waiting += delta
+
+    def turn_waiting(self) -> bool:
+        """Another turn (of any session) waits for the model."""
+        with self._waiting_lock:
+            return self._turns_waiting > 0
 
     def _forget_job(self, session_id: str, job: "concurrent.futures.Future[Any]") -> None:
         if self._last_model_job.get(session_id) is job:
@@ -239,12 +262,12 @@ class TurnRunner:
         finally:
             # Deep work only when the ladder did not defer it and no turn waits for the model:
             # the user's next answer matters more than this turn's patch.
-            run_model = not control.defer and self.model_worker.pending() == 0
+            run_model = not control.defer and not self.turn_waiting()
             post(_Ended(turn.number, turn.report.source, list(turn.report.rejected), not run_model))
             # The patch waits until the reply's speech is synthesised: on a 2-core host llama.cpp
             # and Piper running at once each take 2-3 times longer, and the answer comes first.
             speech_ready.wait(SPEECH_WAIT_S)
-            if run_model and self.model_worker.pending() > 0:
+            if run_model and self.turn_waiting():
                 run_model = False  # the user spoke again meanwhile
                 outcome.patch_skipped = True
             result = turn.finish(run_model=run_model)

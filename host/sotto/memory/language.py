@@ -1,0 +1,126 @@
+"""Closed word classes the memory needs, in English and Chinese.
+
+These are not phrasings of corrections: they are small grammatical classes (discourse
+markers, talk about the talk, cue words of change, additive words, units that count
+people), each a few dozen words, that any sentence is read against. What a sentence
+changes is decided by code from the values it carries and the items already stored
+(see `update.py`), never by matching a whole phrasing.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Talk about the talk: an admission or a self-repair. Removed from what is stored; its
+# presence says the sentence repairs something said earlier.
+EN_ADMISSIONS = re.compile(
+    r"\b(?:i (?:said|read|got|heard|wrote|typed|had|put|gave you|told you|remembered|misread|misspoke|mixed)"
+    r"(?: (?:it|that|this|them|those|the \w+|you the \w+|\w+ and \w+))?(?: (?:wrong|incorrectly|mixed up|up|wrong before|backwards))"
+    r"|i misread(?: it| that)?|i misspoke|i mixed (?:it|that|this|them|those|\w+ and \w+|the \w+ and the \w+) up|i mixed up (?:the \w+|\w+ and \w+|them)"
+    r"|i got (?:it|that|them) (?:mixed up|backwards|wrong)|(?:that was|that's|it was|my) (?:a )?(?:mistake|typo|bad|error|slip)"
+    r"|(?:silly|stupid) me|my (?:mistake|bad|error)|scratch that|strike that|let me (?:correct|fix|rephrase) (?:that|it|myself)"
+    r"|correction|i was wrong|i meant to say|i meant|what i meant was|i mean|i made a mistake|i take (?:it|that) back"
+    r"|i was thinking of (?:the )?(?:wrong|other) \w+|wrong (?:one|number|day|time|date|name))\b",
+    re.I,
+)
+ZH_ADMISSIONS = re.compile(
+    r"(?:我)?(?:刚才|刚刚|之前|前面)?(?:说|看|记|写|听|读|弄|搞|报|填)(?:错|反|混)了?|口误|我的错|更正一下|纠正一下|修正一下|更正|纠正"
+)
+# Discourse markers: fillers and interjections, at any place in a sentence.
+EN_DISCOURSE = re.compile(
+    r"\b(?:hmm+|h?m+|um+|uh+|erm+|er|ah+|oh+|ooh|oops|whoops|uh-oh|ugh|well|actually|sorry|so sorry|wait|hold on|hang on"
+    r"|no wait|oh wait|you know|like i said|okay so|ok so|so|anyway|anyways|right|alright|all right|ok(?:ay)?|hey|hi|hello"
+    r"|please|thanks|thank you|yeah|yes|yep|nope|no no|no|oh no|apologies|pardon|excuse me|to be honest|honestly"
+    r"|basically|by the way|one more thing|also|and|but|then|now)\b",
+    re.I,
+)
+# Only these are removed wherever they stand; the rest only at the start of a clause.
+EN_DISCOURSE_ANYWHERE = re.compile(
+    r"(?:^|(?<=[\s,;.!?]))(?:hmm+|um+|uh+|erm+|er|ah+|oops|whoops|uh-oh|ugh|actually|sorry|you know|i mean|basically|honestly)(?=[\s,;.!?]|$)",
+    re.I,
+)
+ZH_DISCOURSE = re.compile(
+    r"^(?:嗯+|呃+|哦+|啊+|唉|哎呀?|诶|欸|那个|这个嘛|就是|就是说|对了|还有|另外|然后|所以|那|好的?|好吧|行|对|不对|不是不是|等一下|等等|稍等|不好意思|抱歉|对不起|其实|话说|我想想|让我想想|算了算了)[，,、\s]*"
+)
+ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起")
+
+# Cue words of change: with one of them, a value of a kind already stored replaces it
+# even when the sentence names no key ("make it 7", "Friday works better").
+EN_CHANGE_CUES = re.compile(
+    r"\b(?:not|n't|instead|rather|than|better|prefer|preferably|change|changed|changing|switch|switched|move|moved|"
+    r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|make (?:it|that|this|them|those)|"
+    r"turn (?:it|that) into|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
+    r"go with|goes? better|works? better|suits? (?:\w+ )?better|earlier|later|in fact|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
+    re.I,
+)
+ZH_CHANGE_CUES = re.compile(r"不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
+# A value said with one of these adds to what is stored ("another", "also a 3 pm call").
+EN_ADDITIVE = re.compile(r"\b(?:also|another|too|as well|plus|second|extra|additional|besides|each)\b", re.I)
+ZH_ADDITIVE = re.compile(r"也|还要|另外|再加|再来|多加|又|第二|另一")
+# A relative change of a quantity: "two more", 多两个.
+EN_DELTA = re.compile(r"\b(?:more|extra|additional|fewer|less|minus|plus)\b", re.I)
+ZH_DELTA = re.compile(r"多|少|加|减")
+# Units that count people: "eight people", "nine of us", "a party of six".
+EN_PEOPLE_UNITS = frozenset(
+    "people persons person guests guest of us of them adults pax diners attendees folks heads seats covers participants".split()
+)
+ZH_PEOPLE_UNITS = frozenset(["人", "位", "个人", "口人", "位客人", "个客人"])
+# Words that carry no key of their own: generic verbs, evaluations, pronouns.
+EN_EMPTY_WORDS = frozenset(
+    """make made do did done go going goes went be being been is are was were will would shall should can could may might must
+    have has had get got let lets say said says tell told think thought want wanted need needed like liked take took put set
+    work works worked working suit suits suited fine good great better best okay ok perfect nice instead rather than
+    now then there here it that this these those thing things one ones just really actually only also still maybe probably
+    sure right wrong mistake correct change changed switch move moved push update new different same again back time day
+    what which who where when how there's it's that's let's we'll i'll you'll they'll we're they're i'm you're don't doesn't
+    won't can't isn't aren't wasn't weren't didn't shouldn't couldn't wouldn't lot bit kind sort way mean meant sorry wait
+    hmm um uh oh well please thanks thank yes no yeah okay alright after all before earlier later soon today""".split()
+)
+ZH_EMPTY_WORDS = frozenset(
+    "是 的 了 吧 吗 呢 啊 要 会 能 可以 就 都 也 还 把 给 被 让 这 那 个 一 我 你 他 她 我们 你们 他们 改 换 变 成 为 到 现在 其实 应该 "
+    "不是 而是 还是 好 更 比较 最 对 不对 错 说 刚才 一下 吧 啦 哦 嗯 呃 那个 这个 人 来 去 有 没 不".split()
+)
+EN_PRONOUN_RE = re.compile(r"\b(?:i|me|my|mine|we|us|our|ours)\b", re.I)
+
+
+def strip_en_discourse(text: str) -> str:
+    """The clause without discourse markers, admissions and leading conjunctions."""
+    out = EN_ADMISSIONS.sub(" ", text)
+    out = EN_DISCOURSE_ANYWHERE.sub(" ", out)
+    out = re.sub(r"\s+", " ", out).strip(" ,;:-—–")
+    for _ in range(6):
+        before = out
+        m = EN_DISCOURSE.match(out)
+        if m and m.end() > 0:
+            rest = out[m.end():]
+            # "so eight people now": "so" goes; "now" at the start goes too; but keep a word
+            # that is the whole clause.
+            if rest.strip(" ,;:-—–!."):
+                out = rest.strip(" ,;:-—–")
+        if out == before:
+            break
+    return out.strip(" ,;:-—–")
+
+
+def strip_zh_discourse(text: str) -> str:
+    out = ZH_ADMISSIONS.sub("", text)
+    out = ZH_DISCOURSE_ANYWHERE.sub("", out)
+    out = out.strip(" ，,、；;：:")
+    for _ in range(6):
+        before = out
+        out = ZH_DISCOURSE.sub("", out).strip(" ，,、；;：:")
+        if out == before:
+            break
+    return out
+
+
+def has_admission(text: str, lang: str) -> bool:
+    return (ZH_ADMISSIONS if lang == "zh" else EN_ADMISSIONS).search(text) is not None
+
+
+def has_change_cue(text: str, lang: str) -> bool:
+    return (ZH_CHANGE_CUES if lang == "zh" else EN_CHANGE_CUES).search(text) is not None
+
+
+def has_additive(text: str, lang: str) -> bool:
+    return (ZH_ADDITIVE if lang == "zh" else EN_ADDITIVE).search(text) is not None

@@ -1,0 +1,594 @@
+"""One sentence of the user's, read into values with kinds and keys.
+
+A statement is what the update step (`update.py`) compares with the stored items:
+- its values, each a verbatim span with a kind (time, date, quantity with its unit,
+  number/ID, name, place), what it is about (its key) and its qualifiers (the other
+  values said with it, "on Wednesdays" for "1:30");
+- its frame: the words that are not values, discourse or talk about the talk ("book a
+  table", "bring a bunch of flowers to the pickup"), stored as a note when it says
+  something of its own;
+- its signals: a question, a cue of change ("instead", "better than", 改成), an
+  admission ("I read it wrong", 我看错了), an additive word ("also", "another").
+
+Nothing here decides what changes; it only reads the sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from sotto.memory import language as L
+from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
+from sotto.memory.text import EN_DATE as _EN_DATE
+from sotto.memory.text import EN_MONTHS as _MONTHS
+from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, stem
+from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
+
+# ------------------------------------------------------------------ English value patterns
+
+_NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
+_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)"
+_AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
+_EN_TIME = re.compile(
+    rf"\b(?:(?:half past|quarter past|quarter to) (?:{_NUM})(?: {_AMPM})?"
+    rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
+    rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
+    rf"|noon|midday|midnight)",
+    re.I,
+)
+# A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
+_DAYPART = r"(?: in the (?:morning|afternoon|evening)| at night| tonight| sharp)?"
+_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ((?:{EN_NUMBER_WORDS}|\d{{1,2}})(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
+_UNIT_WORD = r"[a-z][a-z'-]*"
+_EN_QUANTITY = re.compile(
+    rf"(?:\$\s?\d+(?:[.,]\d+)?|\b(?:{_NUM}|{_NUM_WORD}))(?:(?:\s|-)(?P<delta>more|extra|additional|fewer|less))?"
+    rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?:{_UNIT_WORD}))?)",
+    re.I,
+)
+_EN_ID = re.compile(
+    r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}[A-Z]?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
+)
+# "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
+_EN_LABELLED = re.compile(
+    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock)"
+    rf"\s+(?:#\s*)?(?:\d+[A-Za-z]?|[A-Z]\d+|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b",
+    re.I,
+)
+# "22 Quarry Road", "9 Bell Yard", "Flat 3, 14 Mill Lane": a number before a capitalised name.
+_EN_ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b")
+# "a table for four", "lasagne for six": a bare count after "for" counts people.
+_EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
+_EN_FOR_COUNT = re.compile(rf"\bfor ((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b(?=\s*(?:[,.;!?]|$|people|persons|guests|tonight|on|at|this|next|tomorrow))", re.I)
+_EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
+_TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
+_CAP = r"[A-Z][\w'’-]*"
+_EN_PROPER = re.compile(rf"\b(?:{_TITLE} )?{_CAP}(?:(?: |-)(?:of |de |van |von |la |le |the )?{_CAP})*")
+_PLACE_PREP = re.compile(r"\b(?:at|on|in|to|from|near|into|via|outside|behind|opposite|across from|next to)\s+$", re.I)
+_PLACE_NOUN_WORDS = (
+    r"street|st|road|rd|avenue|ave|lane|drive|boulevard|square|place|way|park|station|airport|terminal|gate|hotel|"
+    r"hospital|clinic|pharmacy|school|hall|bakery|cafe|restaurant|bar|mall|market|center|centre|office|building|"
+    r"church|library|museum|garage|warehouse|store|shop|house|apartment|flat|floor|room|bridge|harbour|harbor|port|pier|"
+    r"court|plaza|campus|gym|studio|theatre|theater|stadium|beach|lake|river|mountain|city|town|village"
+)
+_PLACE_NOUNS = re.compile(rf"\b(?:{_PLACE_NOUN_WORDS})\b", re.I)
+_EN_NOT_NAMES = frozenset(
+    "he she they it him her them his hers its their theirs he's she's they're it's there there's".split() +
+    (_WEEKDAYS + "|" + _MONTHS).split("|")
+    + "i i'm i'll i'd i've ok okay hi hello hey thanks please sorry yes no yeah oh um uh hmm wait actually so and but also "
+    "the a an my our your his her their this that it it's we we're we'll can could would will what when where who how which "
+    "why is are was were do does did let's let make book remind tell please just then now there here".split()
+)
+_COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|becomes|has become|equals|=|:)\s+$", re.I)
+_EN_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|so)\s+|\s+(?:and|but)\s+(?=(?:the|my|our|his|her|their|it|we|i|they|she|he)\b)|,)\s*", re.I)
+_EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno)\s+(?:the |at |on |for |in )?$", re.I)
+# "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
+_EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
+_EN_NEGATED_AFTER = re.compile(
+    r"^\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
+    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|"
+    r"a problem|problematic|full|booked|taken|busy|too (?:early|late|soon|much|many|far)|no longer|awkward|out of the question)"
+    r"|(?:was|is) a mistake)\b",
+    re.I,
+)
+_EN_QUESTION_START = re.compile(
+    r"^(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|will|would|should|shall|may|am|have|has)\b",
+    re.I,
+)
+_EN_REQUEST = re.compile(
+    r"^(?:can|could|would|will) you\b|^(?:can|could|may) (?:i|we) (?:have|get|book|add|order|change|move|make|switch|do|go|try|push|swap)\b"
+    r"|^(?:is|would|could|will) .{1,60}\b(?:possible|ok|okay|available|free|fine|doable|alright|all right|work)\??$"
+    r"|^(?:how about|what about)\b",
+    re.I,
+)
+_EN_RECALL = re.compile(r"\b(?:again|back to me|repeat|did i|was it|what was|remind me what|what's my|what is my|what are my|read back|read me)\b", re.I)
+
+# ------------------------------------------------------------------ Chinese value patterns
+
+_ZH_NUM = "零〇一二两三四五六七八九十百千万\\d"
+_ZH_TIME = re.compile(
+    rf"(?:(?:早上|上午|中午|下午|晚上|傍晚|凌晨|夜里|今晚|明早)?(?:[{_ZH_NUM}]+)(?:点|點|:\d{{2}})(?:半|一刻|三刻|[{_ZH_NUM}]+分?)?(?:钟)?|\d{{1,2}}:\d{{2}}|中午|半夜|午夜)"
+)
+_ZH_DATE = re.compile(
+    rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
+    rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
+)
+_ZH_CLASSIFIERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟"
+_ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
+_ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
+_ZH_ID = re.compile(r"[\u4e00-\u9fff]?(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
+_ZH_NAME_AFTER = re.compile(r"(?:叫|是|换成|改成|找|跟|和|请|给|让)(?P<name>[\u4e00-\u9fff]{2,3}?)(?=(?:老师|医生|教练|先生|女士|小姐|师傅|经理|总)?(?:[，。,.！!？?带来去吧了的]|$))")
+_ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|老公|老婆|丈夫|妻子|儿子|女儿|舅舅|姑姑|叔叔|阿姨|婆婆|公公)")
+_EN_KIN = re.compile(r"\b(?:my|his|her|their|our|the kids'|the kid's)\s+(?:mum|mom|mother|dad|father|grandma|grandmother|granny|nan|grandpa|grandfather|husband|wife|partner|brother|sister|son|daughter|uncle|aunt|auntie|neighbou?r|boss|babysitter|nanny)\b", re.I)
+_ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|总|阿姨|叔叔|工)")
+_ZH_FREQUENCY = re.compile(rf"(?:一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日)[^\s，。,.]{{0,2}}?[{_ZH_NUM}]+次")
+_ZH_ADDRESS = re.compile(r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*")
+_ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
+_ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
+_ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
+_ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
+_ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
+
+
+@dataclass
+class Value:
+    text: str
+    kind: str
+    start: int
+    end: int
+    unit: str = ""  # for a quantity: the thing counted, as a key ("people", "bike", "milligram")
+    prep: str = ""  # the preposition said before it ("at", "on", "from")
+    delta: bool = False  # "two more": a change relative to a stored quantity
+    negated: bool = False  # said as the value that no longer holds ("not 6", "than Thursday")
+    maybe_old: bool = False  # "from 6 to 7": the old value when it is stored, else a value
+    key: str = ""  # what the value is about (a copula subject: "the dose is ...")
+    qualifiers: list[str] = field(default_factory=list)  # days said with a time ("1:30 on Wednesdays")
+    context: str = ""  # the words of its own clause, without values: what else it may be about
+    cue: bool = False  # its own clause carries a cue of change ("make it 7", "推到九点")
+
+
+@dataclass
+class Statement:
+    text: str  # the sentence without discourse words
+    lang: str
+    raw: str = ""  # the sentence as said
+    values: list[Value] = field(default_factory=list)
+    frame: str = ""  # the words that are not values ("book a table")
+    note: str = ""  # the sentence without discourse, times, dates and counts: what a note keeps
+    frame_keys: set[str] = field(default_factory=set)  # content stems of the frame
+    question: bool = False
+    change_cue: bool = False
+    admission: bool = False
+    additive: bool = False
+    anaphoric_cue: bool = False  # a clause with a cue and a pronoun only: "let's go with her", "就这个吧"
+
+
+# ------------------------------------------------------------------ what a question asks for
+
+_EN_ASKS = [
+    (re.compile(r"\b(?:what time|when|how late|how early|what hour)\b", re.I), (KIND_TIME, KIND_DATE)),
+    (re.compile(r"\b(?:what day|which day|what date|which date|what night)\b", re.I), (KIND_DATE, KIND_TIME)),
+    (re.compile(r"\bhow (?:many|much)\b|\bhow big\b|\bwhat size\b|\bwhat(?:'s| is) the (?:count|number of|total|dose|amount)\b", re.I), (KIND_QUANTITY, KIND_NUMBER)),
+    (re.compile(r"\b(?:who|whom|whose|which (?:person|teacher|doctor|driver|coach|guide))\b", re.I), (KIND_NAME,)),
+    (re.compile(r"\b(?:where|which (?:street|road|address|place|hotel|station|gate|room|floor|city|town)|what address)\b", re.I), (KIND_PLACE,)),
+    (re.compile(r"\b(?:what(?:'s| is| was)? (?:the |my |our |his |her |their )?(?:[\w'’]+ )?(?:number|id|code|phone|reference|model|plate|pin)|which (?:number|model|code))\b", re.I), (KIND_NUMBER, KIND_QUANTITY)),
+]
+_ZH_ASKS = [
+    (re.compile(r"几点|什么时候|什么时间|几时"), (KIND_TIME, KIND_DATE)),
+    (re.compile(r"哪天|几号|星期几|周几|礼拜几|哪一天|什么日子"), (KIND_DATE, KIND_TIME)),
+    (re.compile(r"多少|几[个位张只件台辆瓶杯份次天晚间本盒包袋箱斤克米块片粒支条把双套碗盘桌束朵人]|几公斤"), (KIND_QUANTITY, KIND_NUMBER)),
+    (re.compile(r"谁|哪位"), (KIND_NAME,)),
+    (re.compile(r"哪里|哪儿|在哪|什么地方|去哪|地址"), (KIND_PLACE,)),
+    (re.compile(r"号码|电话|编号|多少号"), (KIND_NUMBER, KIND_QUANTITY)),
+]
+
+def asked_kinds(question: str) -> tuple[str, ...]:
+    for pattern, kinds in (*_EN_ASKS, *_ZH_ASKS):
+        if pattern.search(question):
+            return kinds
+    return ()
+
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def content_stems(text: str) -> set[str]:
+    """Content words (stemmed, English) or character bigrams (Chinese) that can carry a key."""
+    keys: set[str] = set()
+    lowered = text.lower()
+    for word in re.findall(r"[a-z][a-z'-]*", lowered):
+        word = word.strip("'-")
+        if word.endswith("'s"):
+            word = word[:-2]
+        if len(word) < 2 or word in EN_STOPWORDS or word in L.EN_EMPTY_WORDS:
+            continue
+        keys.add(stem(word))
+    for run in re.findall(r"[\u3400-\u9fff]+", lowered):
+        for i in range(len(run) - 1):
+            pair = run[i : i + 2]
+            if pair in L.ZH_EMPTY_WORDS or all(c in ZH_FUNCTION_CHARS for c in pair):
+                continue
+            if pair[0] in ZH_FUNCTION_CHARS and pair[1] in ZH_FUNCTION_CHARS:
+                continue
+            keys.add(pair)
+    return keys
+
+
+def unit_key(unit: str, lang: str) -> str:
+    """The counted thing as a key: people-words share one key, plurals fold."""
+    u = unit.lower().strip()
+    if lang == "zh":
+        if u in L.ZH_PEOPLE_UNITS or u.endswith("人"):
+            return "people"
+        return u[1:] if len(u) > 1 else u  # "个师傅" -> "师傅": the thing counted, not its measure word
+    if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS:
+        return "people"
+    return " ".join(stem(w.replace("’", "'").removesuffix("'s")) for w in u.split())
+
+
+def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(start < e and s < end for s, e in spans)
+
+
+# ------------------------------------------------------------------ English
+
+
+def _en_is_question(sentence: str) -> bool:
+    s = L.strip_en_discourse(sentence)
+    if _EN_REQUEST.match(s) and not _EN_RECALL.search(s):
+        return False  # "Can we do 7 instead?" asks for a change: a statement
+    if sentence.rstrip().endswith("?"):
+        return True
+    return _EN_QUESTION_START.match(s) is not None
+
+
+_UNIT_STOP = frozenset(
+    "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
+    "instead please thanks too as well people's once twice thrice times daily".split()
+)
+_NOT_A_UNIT = frozenset(
+    "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
+    "works work worked sounds sound suits suit seems seem it that this then now instead please is better o'clock".split()
+)
+_NOT_UNITS = frozenset("times time days day weeks week months month years year minutes minute hours hour percent".split())
+
+
+def _en_values(text: str) -> list[Value]:
+    found: list[Value] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, kind: str, **kw: object) -> None:
+        span = text[start:end].strip()
+        if not span or _overlaps(taken, start, end):
+            return
+        lead = len(text[start:end]) - len(text[start:end].lstrip())
+        start += lead
+        end = start + len(span)
+        taken.append((start, end))
+        found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
+
+    for m in _EN_ADDRESS.finditer(text):
+        add(m.start(), m.end(), KIND_PLACE)
+    for m in _EN_LABELLED.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_TIME.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)
+    for m in _EN_DATE.finditer(text):
+        word = m.group(0).lower()
+        if word in ("may", "march") and not re.search(r"\d", text[m.end(): m.end() + 4]):
+            continue  # "may" the verb
+        if word == "second" or word == "first":
+            continue  # "a second bike", "first thing": ordinals alone are not dates
+        add(m.start(), m.end(), KIND_DATE)
+    for m in _EN_BARE_TIME.finditer(text):
+        add(m.start(1), m.end(1), KIND_TIME)
+    for m in _EN_FREQUENCY.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
+    for m in _EN_QUANTITY.finditer(text):
+        unit = m.group("unit")
+        words = unit.split()
+        # A unit is the counted noun: cut at a function word ("three bikes for the afternoon").
+        kept: list[str] = []
+        first = re.split(r"[\s-]", unit)[0].lower()
+        if first.endswith(("n't", "n’t")) or first in _NOT_A_UNIT:
+            continue
+        if first == "of" and unit.lower() not in ("of us", "of them"):
+            continue  # "one of the guests": a person, not a count
+        for w in re.split(r"[\s-]", unit):
+            if w.lower() in _UNIT_STOP or w.lower() in EN_STOPWORDS and w.lower() not in ("us", "them"):
+                if not (kept == [] and w.lower() in ("of",) and unit.lower().startswith("of ")):
+                    break
+            kept.append(w)
+        if unit.lower() in ("of us", "of them"):
+            if m.group(0).lower().startswith("one "):
+                continue  # "one of us is vegetarian": a person, not a count
+            kept = words
+        if not kept or kept[0].lower() in _NOT_UNITS and len(kept) == 1 and False:
+            continue
+        if not kept:
+            continue
+        unit_text = " ".join(kept)
+        end = m.start("unit") + len(unit_text) if m.group("unit").startswith(kept[0]) else m.end()
+        # The whole phrase "two adult bikes": the counted noun is the last word kept; a
+        # word before it is a modifier of the unit ("adult bike" is not "bike").
+        add(m.start(), end, KIND_QUANTITY, unit=unit_text, delta=bool(m.group("delta")))
+    for m in _EN_FOR_COUNT.finditer(text):
+        add(m.start(1), m.end(1), KIND_QUANTITY, unit="people")
+    for m in _EN_ID.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_PROPER.finditer(text):
+        span = m.group(0)
+        start = m.start()
+        # Sentence-initial capitals are names only when known to be names (a title) or
+        # followed by a verb of being/doing: "Priya is driving".
+        tokens = span.split()
+        while tokens and tokens[0].lower().strip("'’") in _EN_NOT_NAMES:
+            start += len(tokens[0]) + 1
+            tokens = tokens[1:]
+        if not tokens:
+            continue
+        span = " ".join(tokens)
+        following = text[start + len(span):]
+        if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
+            span = span[:-2]  # "Priya's taking": "Priya is taking"
+            following = "'s" + following
+        at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?"
+        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1:
+            if not re.match(r"\s*(?:is|will|'s|’s|can|has|was|would|should|and)\b", following):
+                continue
+            if re.match(r"\s*(?:is|was|'s|’s) (?:a|an|some|my|our|your|his|her|their)\b", following):
+                continue  # "Dessert is a lemon tart": a thing, not a person
+        end = start + len(span)
+        # "Rosa's bakery", "Elm Street": a place noun after the proper name belongs to it.
+        tail = re.match(r"\s+(?:[a-z]+\s+)?(?P<noun>[a-z]+)\b", text[end:])
+        if span.endswith(("'s", "’s")) and tail and _PLACE_NOUNS.fullmatch(tail.group("noun")):
+            end += tail.end()
+        titled = re.match(_TITLE + r" ", span) is not None
+        kind = KIND_PLACE if not titled and (_PLACE_PREP.search(text[:start]) or _PLACE_NOUNS.search(text[start:end])) else KIND_NAME
+        add(start, end, kind)
+    for m in _EN_KIN.finditer(text):
+        add(m.start(), m.end(), KIND_NAME)
+    # "at the airport", "to the hotel": a place noun phrase after a preposition of place.
+    for m in re.finditer(rf"\b(?P<prep>at|to|from|in|near)\s+(?P<np>the\s+(?:[a-z]+\s+){{0,2}}?(?:{_PLACE_NOUN_WORDS}))\b", text, re.I):
+        add(m.start("np"), m.end("np"), KIND_PLACE, prep=m.group("prep").lower())
+    for m in _EN_BARE_NUMBER.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    found.sort(key=lambda v: v.start)
+    for v in found:
+        before = text[: v.start]
+        pm = re.search(r"\b(at|on|in|from|to|by|for|until|till|around|near|with)\s+(?:the\s+)?$", before, re.I)
+        if pm and not v.prep:
+            v.prep = pm.group(1).lower()
+        if _EN_NEGATED_BEFORE.search(before[-30:]) or _EN_NEGATED_AFTER.match(text[v.end:]):
+            v.negated = True
+        elif _EN_FROM_TO.search(before[-12:]) and re.match(r"^\s+(?:to|until|till)\b", text[v.end:], re.I):
+            v.maybe_old = True
+        if v.kind == KIND_NUMBER and v.text.lower() in ("one", "a", "an") :
+            v.kind = ""  # "one" alone is a pronoun far more often than a value
+    return [v for v in found if v.kind and not (v.kind == KIND_NUMBER and v.text.lower() in ("one",))]
+
+
+_SLOT_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER)
+# What a note leaves out: the values most often corrected on their own. Counts stay in
+# the note ("a dozen eggs", "一束花" are what the note is about).
+_NOTE_CUTS = (KIND_TIME, KIND_DATE, KIND_NUMBER)
+
+
+def _en_without(text: str, values: list[Value], *, all_kinds: bool) -> str:
+    """The text with its values (or only its slot values: times, dates, counts, numbers)
+    cut out, each with the preposition that introduced it."""
+    out = text
+    for v in sorted(values, key=lambda v: -v.start):
+        if not all_kinds and v.kind not in _NOTE_CUTS:
+            continue
+        cut_start = v.start
+        pm = re.search(r"\b(?:at|on|in|from|to|by|for|until|till|around|near|with|than|not|of)\s+(?:the\s+)?$", out[:cut_start], re.I)
+        if pm:
+            cut_start = pm.start()
+        out = out[:cut_start] + " " + out[v.end:]
+    out = re.sub(r"\s+", " ", out)
+    out = re.sub(r"\s+([,.;!?])", r"\1", out)
+    out = re.sub(r"(?:,\s*){2,}", ", ", out)
+    return out.strip(" ,;:.!?-")
+
+
+def _en_copula_key(text: str, value: Value) -> str:
+    """'the dose is 250 mg' -> 'dose'; 'my member ID is 88421' -> 'member ID'."""
+    before = text[: value.start]
+    m = _COPULA.search(before)
+    if m:
+        head = before[: m.start()]
+        words = re.findall(r"[A-Za-z][\w'’-]*", head)[-4:]
+        keep: list[str] = []
+        for w in reversed(words):
+            lw = w.lower()
+            if lw in ("the", "my", "our", "your", "his", "her", "their", "its", "a", "an", "and", "so", "that", "this", "it", "which", "where") or lw in L.EN_EMPTY_WORDS:
+                break
+            keep.insert(0, w)
+        key = " ".join(keep[-3:])
+        if key:
+            return key
+    return ""
+
+
+# ------------------------------------------------------------------ Chinese
+
+
+def _zh_is_question(sentence: str) -> bool:
+    s = L.strip_zh_discourse(sentence)
+    if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
+        return False
+    return _ZH_QUESTION.search(s) is not None
+
+
+def _zh_values(text: str) -> list[Value]:
+    found: list[Value] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, kind: str, **kw: object) -> None:
+        if end <= start or _overlaps(taken, start, end):
+            return
+        taken.append((start, end))
+        found.append(Value(text[start:end], kind, start, end, **kw))  # type: ignore[arg-type]
+
+    for m in _ZH_ADDRESS.finditer(text):
+        start = m.start()
+        while start < m.end() and text[start] in "在到去从于住是寄送":
+            start += 1
+        add(start, m.end(), KIND_PLACE)
+    for m in _ZH_FREQUENCY.finditer(text):
+        period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
+        add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
+    for m in _ZH_TIME.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)
+    for m in _ZH_DATE.finditer(text):
+        add(m.start(), m.end(), KIND_DATE)
+    for m in _ZH_ID.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _ZH_QUANTITY.finditer(text):
+        unit = m.group("unit")
+        add(m.start(), m.end(), KIND_QUANTITY, unit=unit, delta=bool(m.group("delta") == "多"))
+    for m in _ZH_PLACE.finditer(text):
+        add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
+    for m in _ZH_TITLED.finditer(text):
+        add(m.start(), m.end(), KIND_NAME)
+    for m in _ZH_KIN.finditer(text):
+        add(m.start(), m.end(), KIND_NAME)
+    for m in _ZH_NAME_AFTER.finditer(text):
+        name = m.group("name")
+        if any(c in ZH_FUNCTION_CHARS for c in name[:1]) or _ZH_DATE.fullmatch(name) or _ZH_TIME.fullmatch(name):
+            continue
+        if not _zh_looks_like_name(name):
+            continue
+        add(m.start("name"), m.end("name"), KIND_NAME)
+    for m in re.finditer(rf"\d+|[{_ZH_NUM}]{{2,}}", text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    found.sort(key=lambda v: v.start)
+    for v in found:
+        if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or _ZH_NEGATED_AFTER.match(text[v.end:]):
+            v.negated = True
+    return found
+
+
+_ZH_SURNAMES = set(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+
+
+def _zh_looks_like_name(text: str) -> bool:
+    """A Chinese personal name: a common surname and one or two more characters."""
+    return 2 <= len(text) <= 3 and text[0] in _ZH_SURNAMES
+
+
+def _zh_copula_key(text: str, value: Value) -> str:
+    before = text[: value.start]
+    clause = re.split(r"[，。,；;！!？?]", before)[-1]
+    m = _ZH_COPULA.search(clause)
+    if m:
+        key = re.sub(r"^(?:我的|我们的|你的|他的|她的|现在|那|这|的)+", "", m.group("key"))
+        key = key.removesuffix("的")
+        if key and key not in L.ZH_EMPTY_WORDS:
+            return key
+    return ""
+
+
+_EN_CLAUSE_BREAK = re.compile(r"[,;:]|\s(?:and|but|so|except|while|whereas|when)\s", re.I)
+_ZH_CLAUSE_BREAK = re.compile(r"[，,；;：:。]|但是|不过|而且")
+
+
+_EN_ANAPHOR = re.compile(r"\b(?:her|him|them|it|that|that one|this one|those|these)\b", re.I)
+_ZH_ANAPHOR = re.compile(r"她|他|它|这个|那个|这位|那位|这家|那家")
+
+
+def _anaphoric_cue(text: str, values: list[Value], lang: str) -> bool:
+    """A clause that changes something only by pointing back at a value of the sentence."""
+    pattern = _ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK
+    starts = [0] + [m.end() for m in pattern.finditer(text)] + [len(text) + 1]
+    for lo, hi in zip(starts, starts[1:]):
+        if any(lo <= v.start < hi for v in values):
+            continue
+        clause = text[lo:hi]
+        if L.has_change_cue(clause, lang) and (_ZH_ANAPHOR if lang == "zh" else _EN_ANAPHOR).search(clause):
+            return True
+    return False
+
+
+def _set_contexts(text: str, values: list[Value], lang: str) -> None:
+    """Each value's clause (its words without the values), and the days said with a time."""
+    breaks = [0] + [m.end() for m in (_ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK).finditer(text)] + [len(text) + 1]
+    for v in values:
+        lo = max(b for b in breaks if b <= v.start)
+        hi = min(b for b in breaks if b > v.start)
+        clause = text[lo:hi]
+        for o in sorted(values, key=lambda o: -o.start):
+            # Names and places stay in the others' context ("the office at 9 Bell Yard").
+            if lo <= o.start and o.end <= hi and (o is v or o.kind in _SLOT_KINDS):
+                clause = clause[: o.start - lo] + " " + clause[o.end - lo :]
+        v.context = " ".join(clause.split())
+        v.cue = L.has_change_cue(text[lo:hi], lang)
+        if v.kind == KIND_TIME:
+            own = [o.text for o in values if o.kind == KIND_DATE and lo <= o.start < hi]
+            prev_lo = max([b for b in breaks if b < lo] or [0])
+            before = [o.text for o in values if o.kind == KIND_DATE and prev_lo <= o.start < lo]
+            v.qualifiers = own or before
+        else:
+            v.qualifiers = []
+
+
+def _without_values(key: str, values: list[Value]) -> str:
+    """A key never carries a value: "把七点" is about the time, not "七点"."""
+    for v in values:
+        if v.text and v.text in key:
+            key = key.replace(v.text, " ")
+    return " ".join(key.split())
+
+
+def _zh_without(text: str, values: list[Value], *, all_kinds: bool) -> str:
+    out = text
+    for v in sorted(values, key=lambda v: -v.start):
+        if all_kinds or v.kind in _NOTE_CUTS:
+            out = out[: v.start] + out[v.end :]
+    return re.sub(r"[，,]{2,}", "，", out).strip(" ，,。.！!？?")
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """What differs between the languages; the reading itself is one procedure."""
+
+    is_question: Callable[[str], bool]
+    strip_discourse: Callable[[str], str]
+    values: Callable[[str], list[Value]]
+    without: Callable[..., str]
+    copula_key: Callable[[str, Value], str]
+
+
+_READERS = {
+    "en": _Reader(_en_is_question, L.strip_en_discourse, _en_values, _en_without, _en_copula_key),
+    "zh": _Reader(_zh_is_question, L.strip_zh_discourse, _zh_values, _zh_without, _zh_copula_key),
+}
+
+
+def read_sentence(sentence: str, lang: str) -> Statement:
+    lang = "zh" if lang == "zh" else "en"
+    reader = _READERS[lang]
+    admission = L.has_admission(sentence, lang)
+    text = reader.strip_discourse(sentence)
+    st = Statement(text=text, lang=lang, raw=sentence, question=reader.is_question(sentence), admission=admission)
+    st.change_cue = admission or L.has_change_cue(sentence, lang)
+    st.additive = L.has_additive(text, lang)
+    st.values = reader.values(text)
+    st.frame = reader.without(text, st.values, all_kinds=True)
+    st.note = reader.without(text, st.values, all_kinds=False)
+    st.frame_keys = content_stems(st.frame)
+    for v in st.values:
+        if lang == "en" and v.kind == KIND_TIME and v.text.endswith(".") and not re.search(r"[ap]\.m\.$", v.text, re.I):
+            v.text = v.text[:-1]  # the sentence's full stop, not an "a.m."
+            v.end -= 1
+        v.key = _without_values(reader.copula_key(text, v), st.values).lstrip("把将")
+    _set_contexts(text, st.values, lang)
+    st.anaphoric_cue = _anaphoric_cue(text, st.values, lang)
+    return st

@@ -1,0 +1,420 @@
+"""The update step: each value the user states is compared with the stored items that
+could be about the same thing, and code decides ADD, UPDATE, DELETE or NOOP (in the
+spirit of mem0's update phase, without a model).
+
+Candidates for a new value are the stored items of a compatible kind (a quantity with
+the same unit; a time with a time; a bare number with quantities, numbers and times).
+Among them:
+1. a stored value the sentence names as the one that no longer holds ("not 6",
+   "better than Thursday", "Two won't work") is the one replaced;
+2. the same value again is a repeat (NOOP);
+3. an item with the same key ("the ID is 88421", "the garage is on Oak Street", a
+   quantity of the same unit: "so eight people now") is replaced, unless the sentence
+   adds ("another", "also") or qualifies the value differently ("1:30 on Wednesdays"
+   beside "3:15") without a cue of change;
+4. a value with no key of its own and a cue of change ("make it 7", "the 15th suits
+   them better", 改成七点) replaces the latest item of its kind;
+5. anything else is added: two values of one kind about different things both stay.
+A replaced value is replaced everywhere (notes, steps, the task) so no old text lingers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sotto.memory.items import (
+    KIND_DATE,
+    KIND_NAME,
+    KIND_NOTE,
+    KIND_NUMBER,
+    KIND_PLACE,
+    KIND_QUANTITY,
+    KIND_TIME,
+    VALUE_KINDS,
+    Item,
+)
+from sotto.memory.statements import Statement, Value, content_stems, unit_key
+from sotto.memory.text import EN_NUMBER_WORDS
+
+ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
+
+
+@dataclass
+class Decision:
+    op: str
+    item: Item | None = None  # the new item (add, update)
+    target: Item | None = None  # the stored item replaced or removed
+    reason: str = ""
+
+    def describe(self) -> str:
+        if self.op == UPDATE and self.target is not None and self.item is not None:
+            return f"update {self.target.value!r} -> {self.item.value!r} ({self.reason})"
+        if self.op == ADD and self.item is not None:
+            return f"add {self.item.kind} {self.item.value!r} ({self.reason})"
+        if self.op == DELETE and self.target is not None:
+            return f"delete {self.target.value!r} ({self.reason})"
+        return f"{self.op} ({self.reason})"
+
+
+@dataclass
+class ValueUpdate:
+    decisions: list[Decision] = field(default_factory=list)
+    replaced: list[tuple[str, str]] = field(default_factory=list)  # (old, new) value texts
+    consumed: set[int] = field(default_factory=set)  # ids of the statement values used
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w:\u3400-\u9fff]+", " ", text.lower()).split())
+
+
+_WORD_NUMBERS = {w: i for i, w in enumerate(EN_NUMBER_WORDS.split("|")[:20])}
+_WORD_NUMBERS.update({"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "dozen": 12})
+
+
+def number_of(text: str) -> float | None:
+    """The leading number of a value: "eight people" -> 8, "250 mg" -> 250, "二十个" -> 20."""
+    m = re.match(r"\$?\s*(\d+(?:\.\d+)?)", text.strip())
+    if m:
+        return float(m.group(1))
+    words = re.findall(r"[a-z]+", text.lower())
+    total = 0
+    seen = False
+    for w in words:
+        if w in _WORD_NUMBERS:
+            total += _WORD_NUMBERS[w]
+            seen = True
+        elif seen:
+            break
+    if seen:
+        return float(total)
+    zh = re.match(r"[零〇一二两三四五六七八九十百]+", text)
+    if zh:
+        try:
+            import cn2an  # type: ignore[import-not-found,import-untyped]
+
+            return float(cn2an.cn2an(zh.group(0), "smart"))
+        except Exception:
+            return None
+    return None
+
+
+def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
+    if stored.kind == value.kind:
+        if value.kind == KIND_QUANTITY:
+            return item_unit(stored, lang) == unit_key(value.unit, lang)
+        return True
+    bare = {KIND_NUMBER, KIND_QUANTITY}
+    if value.kind == KIND_NUMBER and stored.kind in bare:
+        return _is_bare_number(value.text)
+    if value.kind == KIND_QUANTITY and stored.kind == KIND_NUMBER:
+        return _is_bare_number(stored.value)
+    return False
+
+
+def _is_bare_number(text: str) -> bool:
+    return re.fullmatch(rf"(?:\d{{1,3}}|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
+
+
+def item_unit(item: Item, lang: str) -> str:
+    """The unit key of a stored quantity: the words after its number (else its key's)."""
+    rest = re.sub(rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?:[- ](?:{EN_NUMBER_WORDS}))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*", "", item.value, flags=re.I)
+    rest = re.sub(r"^(?:more|extra|additional|多|来)\s*", "", rest, flags=re.I)
+    if rest:
+        return unit_key(rest, lang)
+    return "people" if item.key and unit_key(item.key.split()[0], lang) == "people" else ""
+
+
+def item_unit_words(item: Item) -> str:
+    """The unit as said: "twenty guests" -> "guests"."""
+    return re.sub(rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*|[零〇一二两三四五六七八九十百千万\d]+)\s*", "", item.value, flags=re.I).strip()
+
+
+def _key_stems(item: Item) -> set[str]:
+    return content_stems(item.key)
+
+
+def _value_key(value: Value, statement: Statement, lang: str) -> str:
+    """What a new value is about: its copula subject, else the words of its clause (with
+    the unit of a count), else the sentence's words."""
+    if value.key:
+        return value.key
+    words = value.context if content_stems(value.context) else statement.frame
+    if lang == "zh":
+        key = re.sub(r"[，,。.！!？?；;：:、\s]+", "", words)
+        key = re.sub(r"^(?:我们|我|你|请|帮我|要|想|得|需要|的)+", "", key)[:12]
+    else:
+        content = [w for w in re.findall(r"[A-Za-z][\w'’-]*", words) if content_stems(w)]
+        key = " ".join(content[:4])
+    if value.kind == KIND_QUANTITY and value.unit and value.unit not in key:
+        key = (value.unit + " " + key).strip() if lang != "zh" else value.unit + key
+    for q in value.qualifiers:
+        if q not in key:
+            key = f"{key} {q}".strip() if lang != "zh" else key + q
+    return key[:60]
+
+
+def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlier_olds: list[Value] | None = None) -> ValueUpdate:
+    """Decisions for the typed values of one statement against the stored items.
+
+    `earlier_olds`: values an earlier sentence of the same turn rejected with no new
+    value of their own ("Friday's tricky after all. Is Saturday possible?")."""
+    out = ValueUpdate()
+    lang = statement.lang
+    stored_ids = {id(s) for s in stored}
+    maybe = [v for v in statement.values if v.maybe_old and any(_same_value(s, v.text) for s in stored)]
+    olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
+    news = [v for v in statement.values if not v.negated and v not in maybe]
+    current = list(stored)
+    known_names: set[str] = set()
+    for item in stored:
+        if item.kind == KIND_NAME:
+            known_names |= content_stems(item.value)
+    # A negated value that is not stored and has no new value of its kind is just said.
+    for v in news:
+        if v.kind == KIND_QUANTITY and v.delta:
+            base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == unit_key(v.unit, lang)]
+            if not base:
+                base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
+            absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta]
+            if absolute or not base:
+                out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
+                continue
+            target = base[-1]
+            n_old, n_delta = number_of(target.value), number_of(v.text)
+            if n_old is None or n_delta is None:
+                continue
+            sign = -1 if re.search(r"fewer|less|少|减", v.text) else 1
+            total = int(n_old + sign * n_delta)
+            unit = re.sub(r"^\$?\s*\S+\s*", "", target.value) if lang != "zh" else target.value.lstrip("零〇一二两三四五六七八九十百千万0123456789")
+            new_item = Item(key=target.key, value=f"{total} {unit}".strip() if lang != "zh" else f"{total}{unit}", kind=KIND_QUANTITY, turn=turn)
+            out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored quantity"))
+            out.replaced.append((target.value, new_item.value))
+            current = [s for s in current if s is not target] + [new_item]
+            out.consumed.add(id(v))
+            continue
+        key = _value_key(v, statement, lang)
+        new_item = Item(key=key, value=v.text if not (v.kind == KIND_PLACE and v.prep and lang == "en") else f"{v.prep} {v.text}", kind=v.kind, turn=turn)
+        # Values said together in one sentence never replace each other ("Tuesdays and Thursdays").
+        candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang)]
+        decision: Decision | None = None
+        # 1. the old value named in the sentence ("ends 0199, not 0190": its last digits)
+        for o in olds:
+            partial = [s for s in candidates if s.kind == KIND_NUMBER and v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
+            if partial:
+                target = partial[-1]
+                new_item.value = target.value[: len(target.value) - len(o.text)] + v.text
+                new_item.key = target.key
+                decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
+                out.consumed.add(id(o))
+                break
+            hit = [s for s in candidates if (_same_value(s, o.text) or _contains_value(s, o.text)) and (o.kind == v.kind or _kind_compatible(s, v, lang))]
+            if hit:
+                decision = Decision(UPDATE, new_item, hit[-1], f"the sentence names {o.text!r} as replaced")
+                out.consumed.add(id(o))
+                break
+        # 2. a repeat (also of a value this sentence already gave: "the 15th ... on the 15th")
+        if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
+            out.consumed.add(id(v))
+            continue
+        if decision is None and any(_same_value(s, v.text) or _same_value(s, new_item.value) for s in candidates):
+            out.consumed.add(id(v))
+            out.decisions.append(Decision(NOOP, None, next(s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value)), "said again"))
+            continue
+        if decision is None and candidates:
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names)
+        if decision is None:
+            decision = Decision(ADD, new_item, None, "a new value")
+        out.decisions.append(decision)
+        out.consumed.add(id(v))
+        if decision.op == UPDATE and decision.target is not None:
+            if not new_item.key or (not v.key and v.kind != KIND_QUANTITY):
+                new_item.key = decision.target.key
+            elif decision.target.key and decision.target.key not in new_item.key:
+                # The new value is about what the old one was about, and what was said now.
+                joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
+                new_item.key = _dedupe_words(joined)[:60]
+            if v.kind == KIND_NUMBER and decision.target.kind == KIND_QUANTITY and _is_bare_number(v.text):
+                # "the guest count is thirty now": the count keeps its unit.
+                unit = item_unit_words(decision.target)
+                if unit:
+                    new_item.value = f"{v.text}{unit}" if lang == "zh" else f"{v.text} {unit}"
+                new_item.kind = KIND_QUANTITY
+            out.replaced.append((decision.target.value, new_item.value))
+            current = [s for s in current if s is not decision.target] + [new_item]
+        else:
+            current.append(new_item)
+    return out
+
+
+def _dedupe_words(text: str) -> str:
+    seen: list[str] = []
+    for word in text.split():
+        if word.lower() not in (w.lower() for w in seen):
+            seen.append(word)
+    return " ".join(seen)
+
+
+def _people_like(unit: str) -> bool:
+    return unit.lower().split()[-1] in ("friends", "kids", "children", "colleagues", "people", "guests", "adults") or unit.endswith("人")
+
+
+def _contains_value(item: Item, text: str) -> bool:
+    """"Friday" names "Friday morning"; "六点半" names "早上六点半"."""
+    t = _norm(text)
+    if len(t) < 2:
+        return False
+    v = _norm(item.value)
+    if re.search(r"[\u3400-\u9fff]", t):
+        return t in v
+    return re.search(rf"(?<!\w){re.escape(t)}(?!\w)", v) is not None
+
+
+def _ends_with(value: str, tail: str) -> bool:
+    digits = re.sub(r"\D", "", value)
+    t = re.sub(r"\D", "", tail)
+    return len(t) >= 2 and len(digits) > len(t) and digits.endswith(t) and value.rstrip().endswith(tail.strip())
+
+
+def _same_value(item: Item, text: str) -> bool:
+    a, b = _norm(item.value), _norm(text)
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    # "on Oak Street" vs "Oak Street", "at two" vs "two", "the 14th" vs "14th"
+    strip = re.compile(r"^(?:at|on|in|from|to|by|for|the|around|until|在|到|早上|上午|中午|下午|晚上|傍晚|凌晨|每)\s*")
+    a2, b2 = strip.sub("", strip.sub("", a)), strip.sub("", strip.sub("", b))
+    return a2 == b2 or a2.removesuffix("s") == b2.removesuffix("s")
+
+
+def _by_key(
+    v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str]
+) -> Decision | None:
+    # Names are who a value concerns, not what it is about: "Mia needs her book this
+    # week" says nothing about Mia's Tuesday piano.
+    names: set[str] = set(known_names)
+    for o in statement.values:
+        if o.kind == KIND_NAME:
+            names |= content_stems(o.text)
+    own = (content_stems(v.context) | content_stems(v.key)) - names
+    frame_keys = statement.frame_keys - names
+    scored: list[tuple[int, int, Item]] = []
+    for order, s in enumerate(candidates):
+        keys = _key_stems(s)
+        # The value's own clause counts most; the rest of the sentence helps ("the train's
+        # delayed, arriving 3:25 now": the arrival is the train's).
+        overlap = 2 * len(keys & own)
+        if statement.change_cue or not own:
+            overlap += len(keys & (frame_keys - own))
+        if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
+            overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _same_shape(s.value, v.text):
+            overlap += 2  # "WM-7240" after "WM-7420": the same code read again
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY:
+            overlap += 2  # same unit: the same count ("so eight people now")
+        if v.key and s.key and content_stems(v.key) & _key_stems(s):
+            overlap += 2  # the same key restated ("the ID is ...")
+        scored.append((overlap, order, s))
+    best = max(scored, key=lambda x: (x[0], x[1]))
+    overlap, _, target = best
+    adds = statement.additive and not statement.change_cue
+    if overlap > 0:
+        if adds:
+            return None
+        if v.kind == KIND_PLACE and not statement.change_cue and not (v.key and content_stems(v.key) & _key_stems(target)):
+            return None  # places said one after another are a route, not a correction
+        if _qualified_apart(v, target, statement) and not statement.change_cue:
+            return None
+        return Decision(UPDATE, new_item, target, "same key")
+    bare = not statement.frame_keys  # "Seven, then.": the sentence is only the value
+    # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
+    # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
+    cued = v.cue or statement.admission or statement.anaphoric_cue
+    if (cued or bare) and not adds and _no_key_of_its_own(v, statement, candidates):
+        latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
+        if not cued and _qualified_apart(v, latest, statement):
+            return None  # "On Thursdays it's 1:45": another day's time, not a correction
+        return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
+    return None
+
+
+def _same_shape(a: str, b: str) -> bool:
+    """Two codes of one pattern that differ in a few characters: a misread, not another code."""
+    sa, sb = re.sub(r"\s", "", a), re.sub(r"\s", "", b)
+    if len(sa) != len(sb) or len(sa) < 4 or sa == sb:
+        return False
+    pattern = lambda x: re.sub(r"\d", "9", re.sub(r"[A-Za-z]", "A", x))  # noqa: E731
+    if pattern(sa) != pattern(sb):
+        return False
+    return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
+
+
+def _qualified_apart(v: Value, target: Item, statement: Statement) -> bool:
+    """The new value is said for another day or person than the stored one."""
+    if not v.qualifiers:
+        return False
+    key = target.key.lower() + " " + target.value.lower()
+    return any(q.lower() not in key for q in v.qualifiers)
+
+
+# Keys that only name the kind of value ("the time is ...", 时间改到...): no key of their own.
+_KIND_NOUNS = frozenset(
+    "time times date day days hour number amount count total quantity place address location name person "
+    "时间 日期 时候 号码 数量 人数 地点 地址 名字 日子 几点".split()
+)
+
+
+def _no_key_of_its_own(v: Value, statement: Statement, candidates: list[Item]) -> bool:
+    """The sentence names nothing the value could be about other than the candidates."""
+    if not v.key:
+        return True
+    words = v.key.lower().split() if statement.lang != "zh" else [v.key]
+    return all(w in _KIND_NOUNS for w in words)
+
+
+def replace_in_items(items: list[Item], old: str, new: str, skip: Item | None = None) -> list[Item]:
+    """The items with `old` replaced by `new` in their values and keys (not `skip`)."""
+    from sotto.memory.patch import replace_everywhere
+
+    out: list[Item] = []
+    for item in items:
+        if item is skip:
+            out.append(item)
+            continue
+        value = replace_everywhere(item.value, old, new)
+        key = replace_everywhere(item.key, old, new)
+        if value != item.value or key != item.key:
+            item = Item(key=key, value=value, kind=item.kind, turn=item.turn)
+        out.append(item)
+    return out
+
+
+def note_covered(frame_keys: set[str], items: list[Item]) -> bool:
+    """Everything the frame says is already in these items (their keys and values)."""
+    have: set[str] = set()
+    for item in items:
+        have |= content_stems(item.key) | content_stems(item.value)
+    return frame_keys <= have
+
+
+__all__ = [
+    "ADD",
+    "DELETE",
+    "NOOP",
+    "UPDATE",
+    "Decision",
+    "ValueUpdate",
+    "decide_values",
+    "item_unit",
+    "note_covered",
+    "number_of",
+    "replace_in_items",
+    "KIND_DATE",
+    "KIND_NAME",
+    "KIND_NOTE",
+    "KIND_NUMBER",
+    "KIND_PLACE",
+    "KIND_QUANTITY",
+    "KIND_TIME",
+]

@@ -1,0 +1,149 @@
+"""The update step on corrections that carry no cue word, and on values that must both stay.
+
+Each case is a conversation of its own (not from the eval scripts): the old value must be
+gone from the whole state, the new one stored as an item with its kind, and every other
+value kept. The phrasings are ordinary speech, one per mechanism of `sotto.memory.update`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sotto.agent.compose import compose_reply
+from sotto.memory.evaluation import noisy
+from sotto.memory.items import Item
+from sotto.memory.rules import extract
+from sotto.memory.state import SessionState
+
+
+def say(*utterances: str, lang: str | None = None) -> SessionState:
+    state = SessionState(session_id="t")
+    for turn, words in enumerate(utterances, 1):
+        result = extract(words, state, lang=lang, turn=turn)
+        assert result.state is not None
+        state = result.state
+    return state
+
+
+def items(state: SessionState) -> list[Item]:
+    return state.all_items()
+
+
+def kinds_of(state: SessionState, value: str) -> set[str]:
+    return {i.kind for i in items(state) if i.value == value or i.value.endswith(" " + value)}
+
+
+def assert_replaced(state: SessionState, old: str, new: str) -> None:
+    text = state.memory_text()
+    assert new in text, text
+    assert old not in text.replace(new, ""), text
+    assert not noisy(state), text
+
+
+CORRECTIONS = [
+    # a restated slot: the same key, another value
+    ("restated id", ["My locker number is 4471.", "The locker number is 4417."], "4471", "4417"),
+    ("restated place", ["The garage is on Birch Lane.", "I got that wrong, the garage is on Alder Lane."], "Birch", "Alder"),
+    # a changed quantity: the same unit
+    ("changed quantity", ["We need chairs for twelve guests.", "Turns out fifteen guests are coming."], "twelve", "fifteen"),
+    ("make that", ["I'd like two kayaks for Sunday.", "Make that three kayaks."], "two kayaks", "three kayaks"),
+    ("relative change", ["Dinner for six people on Friday.", "Two more people are joining."], "six people", "8 people"),
+    # a changed person
+    ("changed person", ["The driver on Monday is Oskar.", "Actually Renata is driving on Monday now."], "Oskar", "Renata"),
+    # comparatives
+    ("comparative than", ["Book the plumber for Tuesday.", "Hmm, Wednesday would be better than Tuesday."], "Tuesday", "Wednesday"),
+    ("comparative alone", ["The viewing is on the 9th.", "The agent says the 11th suits her better."], "9th", "11th"),
+    # admissions
+    ("admission", ["The dosage is 40 mg twice a day.", "Sorry, I read it wrong, it's 20 mg."], "40 mg", "20 mg"),
+    ("bare restatement", ["Table for five at eight.", "Um, seven, then."], "five", "seven"),
+    # the explicit forms
+    ("explicit not", ["The meeting is at 3 pm.", "Not 3 pm, 4 pm."], "3 pm", "4 pm"),
+    ("explicit change", ["I want a medium cappuccino.", "Change the cappuccino to a mocha."], "cappuccino", "mocha"),
+    ("from to", ["The bus leaves at 7:10.", "They moved it from 7:10 to 7:25."], "7:10", "7:25"),
+    ("a partial number", ["Call me on 0412 338 901.", "Oops, it ends 907, not 901."], "338 901", "338 907"),
+]
+
+
+@pytest.mark.parametrize("name,utterances,old,new", CORRECTIONS, ids=[c[0] for c in CORRECTIONS])
+def test_an_implicit_correction_replaces_the_value_everywhere(name: str, utterances: list[str], old: str, new: str) -> None:
+    assert_replaced(say(*utterances), old, new)
+
+
+ZH_CORRECTIONS = [
+    ("人数变了", ["周日聚餐，一共十二个人。", "人数变了，来十五个人。"], "十二个人", "十五个人"),
+    ("换人", ["这次带队的是陈刚。", "带队换人了，现在是周敏。"], "陈刚", "周敏"),
+    ("看错了", ["药是每次三片。", "我看错了，是每次两片。"], "三片", "两片"),
+    ("改到", ["会议定在下午两点。", "改到下午三点吧。"], "两点", "三点"),
+    ("比较好", ["周二去取车。", "周三比较好。"], "周二", "周三"),
+]
+
+
+@pytest.mark.parametrize("name,utterances,old,new", ZH_CORRECTIONS, ids=[c[0] for c in ZH_CORRECTIONS])
+def test_a_chinese_correction_replaces_the_value(name: str, utterances: list[str], old: str, new: str) -> None:
+    assert_replaced(say(*utterances, lang="zh"), old, new)
+
+
+KEEP_BOTH = [
+    (["My flight lands at 4 pm.", "Hotel check-in is at 3 pm."], ["4 pm", "3 pm"]),
+    (["Pick up Nora at 3:15 most days.", "On Thursdays it's 1:45."], ["3:15", "1:45"]),
+    (["Mum's number is 0400 111 222.", "The clinic is 0400 111 333."], ["0400 111 222", "0400 111 333"]),
+    (["I need two lemons and three onions."], ["two lemons", "three onions"]),
+    (["每天早上八点吃一片，晚上九点吃两片。"], ["八点", "九点"]),
+]
+
+
+@pytest.mark.parametrize("utterances,values", KEEP_BOTH)
+def test_two_values_of_one_kind_about_different_things_both_stay(utterances: list[str], values: list[str]) -> None:
+    state = say(*utterances)
+    text = state.memory_text()
+    assert all(v in text for v in values), text
+
+
+def test_keep_both_then_change_one_of_them() -> None:
+    state = say("My flight lands at 4 pm.", "Hotel check-in is at 3 pm.", "The flight is delayed, it lands at 6 pm now.")
+    assert_replaced(state, "4 pm", "6 pm")
+    assert "3 pm" in state.memory_text()
+
+
+def test_items_carry_key_value_kind_and_turn() -> None:
+    state = say("Book the boat for Saturday.", "The skipper is Ines.", "Our group is nine people.")
+    by_value = {i.value: i for i in items(state)}
+    assert by_value["Ines"].kind == "name" and "skipper" in by_value["Ines"].key.lower() and by_value["Ines"].turn == 2
+    assert by_value["nine people"].kind == "quantity" and by_value["nine people"].turn == 3
+    assert by_value["Saturday"].kind == "date"
+
+
+def test_discourse_words_are_never_stored() -> None:
+    state = say("Hmm, the dentist is on Friday.", "Oops, I mixed it up, the dentist is on Thursday.", "Um, bring the X-rays too.")
+    assert not noisy(state), state.memory_text()
+    assert "Thursday" in state.memory_text() and "Friday" not in state.memory_text()
+
+
+def test_a_recall_answer_names_only_the_current_value() -> None:
+    words = ["We're making curry for six people tonight.", "Two more friends just said they're coming, so eight people now."]
+    state = say(*words)
+    rules = extract("How many people are we cooking for?", state, turn=3)
+    assert rules.state is not None
+    [answer] = compose_reply(rules.state, "How many people are we cooking for?", rules)
+    assert "eight" in answer.lower() and "six" not in answer.lower()
+    garage = say("The garage is on Elm Street.", "I mixed that up, the garage is on Oak Street.")
+    rules = extract("Which street is the garage on?", garage, turn=3)
+    assert rules.state is not None
+    [answer] = compose_reply(rules.state, "Which street is the garage on?", rules)
+    assert "Oak Street" in answer and "Elm" not in answer
+
+
+def test_a_confirmation_says_the_new_value_once() -> None:
+    state = say("The dose is 500 milligrams.")
+    rules = extract("Wait, the dose is 250 milligrams, I read it wrong.", state, turn=2)
+    assert rules.state is not None
+    [reply] = compose_reply(rules.state, "Wait, the dose is 250 milligrams, I read it wrong.", rules)
+    assert "250 milligrams" in reply and "500" not in reply
+
+
+def test_forty_turns_stay_bounded() -> None:
+    from sotto.memory.state import FACTS_MAX
+
+    lines = [f"Item {n}: order {n + 2} boxes of screws for bay {n}." for n in range(40)]
+    state = say(*lines)
+    assert len(state.facts) <= FACTS_MAX and len(state.to_json()) < 16_000
