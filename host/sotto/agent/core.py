@@ -200,7 +200,7 @@ class Agent:
 
         Board actions asked for ("set the volume to 30", 开灯) are taken out of the words
         before the memory update and recorded as facts ("volume set to 30"); the turn
-        carries them so the responder hands them to the harness before the answer.
+        carries them so the turn engine runs them on the board before the answer.
         `prior_side_effects` (actions that already ran in an interrupted turn) are noted
         in the state and mentioned at the start of the reply.
         """
