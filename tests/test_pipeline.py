@@ -216,5 +216,5 @@ def test_the_demo_conversation_runs_on_remote_engines_unchanged(tmp_path: Path, 
     assert [t["final_transcript"] for t in result.turns] == ["My name is Maya.", "Set the volume to 30."]
     assert all(t["reply"] and not t["interrupted"] for t in result.turns)
     assert "Maya" in json.dumps(result.turns[0]["state"])
-    assert "volume set to 30" in result.turns[1]["state"]["facts"]
+    assert "volume set to 30" in [f["value"] for f in result.turns[1]["state"]["facts"]]
     assert result.details["board"].get("speaker_bytes_played", 0) > 0
