@@ -29,15 +29,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("models", "sim", "flashing"),  # model files | the simulated board | flashing a board
     ("audio", "text", "knowledge", "backfill", "metrics", "clock", "sotto_fw"),  # leaf libraries, the firmware
     ("sotto",),  # the package itself: sets the offline environment before any engine import
+    ("ids", "guard", "untrusted"),  # session ids, the input guard, checks for untrusted text and JSON
     ("errors", "paths", "offline"),  # the error hierarchy, where files live, the no-network switches
 ]
 
 # Imports against the stack that another change removes; each names it. Nothing else may be added here.
-KNOWN_EXCEPTIONS: set[tuple[str, str]] = {
-    # Store.__init__ runs retention (privacy.forget) as a side effect of being opened; issue 15
-    # moves retention into the commands, and this line goes with it.
-    ("sotto.memory.store", "sotto.privacy.forget"),
-}
+KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
 
 
 def layer_of(package: str) -> int:

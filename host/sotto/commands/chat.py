@@ -26,15 +26,19 @@ def run(args: argparse.Namespace) -> int:
     from rich.json import JSON
 
     from sotto.agent import AgentConfig
+    from sotto.ids import SessionId
     from sotto.knowledge import load_configured_knowledge
-    from sotto.memory.store import Store, check_session_id
+    from sotto.memory.store import Store
+    from sotto.privacy.forget import apply_retention
     from sotto.runtime import EngineOptions, Runtime, RuntimeOptions, load_engines
+    from sotto.untrusted import clean_text, has_lone_surrogate
 
     console = Console()
-    session = check_session_id(args.session or time.strftime("chat-%Y%m%d-%H%M%S"))
+    session = SessionId(args.session or time.strftime("chat-%Y%m%d-%H%M%S"))
     knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the model loads
     engines = load_engines(EngineOptions(model=args.model, n_ctx=args.n_ctx), voice=False)
     store = Store()
+    apply_retention(store)
     runtime = Runtime(engines, store, RuntimeOptions(knowledge=knowledge, profile=args.user,
                                                      agent=AgentConfig(model_update=args.update, reply_mode=args.reply)))
     agent = runtime.agent
@@ -44,10 +48,17 @@ def run(args: argparse.Namespace) -> int:
     console.print("Type /state to see the memory, /quit to leave.", style="dim")
     try:
         while True:
+            line: str | None
             try:
-                words = console.input("[bold green]you>[/] ").strip()
+                line = console.input("[bold green]you>[/] ")
             except EOFError:
                 break
+            except UnicodeDecodeError:  # a strict-UTF-8 terminal read bytes that are not UTF-8
+                line = None
+            if line is None or has_lone_surrogate(line):  # not UTF-8: refused, not half-kept
+                console.print("that line is not UTF-8 text; it was skipped", style="yellow")
+                continue
+            words = clean_text(line).strip()
             if not words:
                 continue
             if words in ("/quit", "/exit"):

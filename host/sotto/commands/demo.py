@@ -82,6 +82,10 @@ def _check(args: argparse.Namespace) -> None:
         from sotto.memory.profile import profile_key
 
         profile_key(args.profile)  # a bad name fails before the models load
+    if args.session is not None:
+        from sotto.ids import SessionId
+
+        SessionId(args.session)  # a bad id fails before the models load
 
 
 def run(args: argparse.Namespace) -> int:

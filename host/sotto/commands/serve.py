@@ -18,6 +18,7 @@ from sotto.errors import ConfigError
 from sotto.knowledge import load_configured_knowledge
 from sotto.memory.profile import profile_key
 from sotto.memory.store import Store
+from sotto.privacy.forget import apply_retention
 from sotto.runtime import EngineOptions, Runtime, RuntimeOptions, load_engines
 from sotto.server.app import ServeOptions, SottoServer
 from sotto.server.auth import check_bind
@@ -31,6 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en", help="language of text turns and default for audio (default en)")
     parser.add_argument("--db", type=Path, default=None, help="working-memory store (default: the sotto data dir)")
     parser.add_argument("--max-sessions", type=int, default=32, help="sessions kept live at once (default 32)")
+    parser.add_argument("--max-sessions-per-client", type=int, default=8, metavar="N",
+                        help="sessions one client address may hold at once (default 8; loopback clients share one "
+                             "address, so raise it for `sotto bench serve --url` with more clients)")
     parser.add_argument("--knowledge", metavar="FILE",
                         help="system knowledge file for the replies (default: $SOTTO_KNOWLEDGE, else none)")
     parser.add_argument("--profile", metavar="OWNER",
@@ -44,14 +48,16 @@ def run(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("SOTTO_SERVE_TOKEN") or None
     if not 0 <= args.port < 65536:
         raise ConfigError(f"--port {args.port} is not a port number")
-    if args.max_sessions < 1:
-        raise ConfigError("--max-sessions must be at least 1")
+    if args.max_sessions < 1 or args.max_sessions_per_client < 1:
+        raise ConfigError("--max-sessions and --max-sessions-per-client must be at least 1")
     check_bind(args.host, token)  # before loading any model: refuse fast
     if args.profile is not None:
         profile_key(args.profile)  # a bad name fails before the models load
     knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the models load
     options = ServeOptions(host=args.host, port=args.port, token=token, lang=args.lang,
-                           limits=ServeLimits(max_sessions=args.max_sessions))
+                           limits=ServeLimits(max_sessions=args.max_sessions,
+                                              max_sessions_per_client=args.max_sessions_per_client,
+                                              max_connections_per_client=2 * args.max_sessions_per_client))
     engines = EngineOptions(lang=args.lang, engine_config=EngineConfig.from_args(args))
     runtime_options = RuntimeOptions(lang=args.lang, knowledge=knowledge, profile=args.profile, answer_from_memory=True)
     return asyncio.run(_serve(options, engines, runtime_options, args.db))
@@ -61,6 +67,7 @@ async def _serve(options: ServeOptions, engine_options: EngineOptions, runtime_o
                  db: Path | None) -> int:
     engines = await asyncio.to_thread(load_engines, engine_options)
     store = Store(db)
+    apply_retention(store)  # what is past the retention goes before the first session
     runtime = Runtime(engines, store, runtime_options)
     server = SottoServer.from_runtime(runtime, options)
     try:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sotto.metrics import percentile
 from sotto.errors import SottoError
+from sotto.ids import SessionId
 from sotto.runtime import EngineOptions, LoadedEngines, Runtime, RuntimeOptions, load_engines, make_recognizer
 from sotto.runtime.engines import peak_rss_mb
 from sotto.voice import events as ev
@@ -160,7 +161,7 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
     )
     emit("status", {"step": "speech recognition", "asr": asr_label, "utterances_synthesised": made})
     store = Store(options.database) if options.database is not None else Store()
-    session_id = options.session_id or time.strftime("demo-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
+    session_id = SessionId(options.session_id or time.strftime("demo-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4])
     runtime = Runtime(engines, store, RuntimeOptions(lang=script.lang, knowledge=options.knowledge))
     board = SimulatedBoard(baud=options.baud, echo_gain=options.echo_gain, echo_delay_s=options.echo_delay_s,
                            speaker_buffer=options.speaker_buffer,

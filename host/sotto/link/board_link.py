@@ -38,6 +38,7 @@ from sotto_fw import wire
 
 from sotto.clock import MONOTONIC, Clock
 from sotto.errors import HandshakeTimeout, LinkClosed, LinkError, ProtocolVersionMismatch, SottoError
+from sotto.guard import InputGuard
 from sotto.link import messages as m
 from sotto.link.audio_codec import HOST_FORMATS, WireAudioDecoder
 from sotto.link.clock import BoardClock
@@ -58,6 +59,7 @@ from sotto.link.options import BULK_QUEUE_DEPTH, LinkOptions, LinkStats
 from sotto.link.sender import PacedSender
 from sotto.link.port import ReopeningPort, TransportFactory
 from sotto.link.transport import SerialTransport
+from sotto.untrusted import clean_text
 
 __all__ = ["AttachState", "BULK_QUEUE_DEPTH", "BoardLink", "LinkOptions", "LinkStats", "TransportFactory"]
 
@@ -76,6 +78,10 @@ _EVENT_KINDS = {
 }
 _LOG_LEVELS = {wire.LOG_DEBUG: logging.DEBUG, wire.LOG_INFO: logging.INFO, wire.LOG_WARNING: logging.WARNING,
                wire.LOG_ERROR: logging.ERROR}
+
+
+def _frame_kind(mtype: int) -> str:
+    return f"{wire.TYPE_NAMES.get(mtype, mtype)} frame"
 
 
 class AttachState(enum.Enum):
@@ -104,7 +110,10 @@ class BoardLink:
         self._board_id: str | None = None
         self._fatal: SottoError | None = None
         self._closing = False
-        self._rx_messages: list[m.Message] = []
+        self._rx_messages: list[tuple[int, m.Message]] = []  # (frame seq, message) of the bytes being fed
+        # Every frame's decoding and handling runs under this guard: a handler that fails
+        # drops that frame (logged with type and seq, counted), never the receive task.
+        self.guard = InputGuard(log, f"board link {url}")
         self._decoder = wire.FrameDecoder(self._on_frame)
         self._mic_decoder: WireAudioDecoder | None = None
         self.credits = SpeakerCredits(0)
@@ -197,7 +206,7 @@ class BoardLink:
 
     @property
     def board_name(self) -> str:
-        return self.hello.board if self.hello else "?"
+        return clean_text(self.hello.board) if self.hello else "?"
 
     @property
     def board_id(self) -> str | None:
@@ -324,11 +333,12 @@ class BoardLink:
                 self._handshake.set()
 
     def _on_frame(self, mtype: int, seq: int, payload: memoryview) -> None:
-        try:
-            self._rx_messages.append(m.decode_message(mtype, payload))
-        except m.MessageError as exc:
-            self.stats.malformed += 1
-            log.debug("dropped frame: %s", exc)
+        with self.guard.handling(_frame_kind(mtype), seq):
+            try:
+                self._rx_messages.append((seq, m.decode_message(mtype, payload)))
+            except m.MessageError as exc:
+                self.stats.malformed += 1
+                log.debug("dropped frame: %s", exc)
 
     def _on_bytes(self, data: bytes) -> None:
         now = self.host_clock.now()
@@ -338,21 +348,20 @@ class BoardLink:
         if self._decoder.version_mismatch != mismatches:
             self._on_version_mismatch(self._decoder.version_mismatch - mismatches)
         batch, self._rx_messages = self._rx_messages, []
-        if batch and self.state == AttachState.SILENT and not any(isinstance(x, m.Hello) for x in batch):
+        if batch and self.state == AttachState.SILENT and not any(isinstance(x, m.Hello) for _, x in batch):
             # The line came back without a reboot or a closed port: same board, same boot.
             self._attach()
             self.stats.reattaches += 1
             self._status(LinkState.ATTACHED, "board talking again")
-        for message in batch:
+        for seq, message in batch:
             self.stats.messages_in += 1
-            self._dispatch(message, now)
+            self._dispatch(seq, message, now)
 
-    def _dispatch(self, message: m.Message, now: float) -> None:
-        """Every message from the board passes here, once: its handler, then the listeners."""
-        try:
+    def _dispatch(self, seq: int, message: m.Message, now: float) -> None:
+        """Every message from the board passes here, once: its handler (under the input guard),
+        then the listeners."""
+        with self.guard.handling(_frame_kind(message.TYPE), seq):
             self._handle(message, now)
-        except SottoError as exc:
-            log.error("board %s: %s", self.board_name, exc)
         for listener in list(self._listeners):
             try:
                 listener(message, now)
@@ -393,10 +402,11 @@ class BoardLink:
             if sent is not None:
                 self.clock.observe_pong(sent, now, message.responder_ms)
         elif isinstance(message, m.Log):
-            board_log.log(_LOG_LEVELS.get(message.level, logging.INFO), "%s: %s", self.board_name, message.text)
+            board_log.log(_LOG_LEVELS.get(message.level, logging.INFO), "%s: %s", self.board_name,
+                          clean_text(message.text))
         elif isinstance(message, m.Error):
             self.stats.board_errors += 1
-            board_log.error("%s reports error %d: %s", self.board_name, message.code, message.text)
+            board_log.error("%s reports error %d: %s", self.board_name, message.code, clean_text(message.text))
             self.commands.on_error(message)
 
     def _on_hello(self, hello: m.Hello) -> None:

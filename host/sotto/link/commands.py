@@ -13,6 +13,7 @@ from sotto.clock import Clock
 from sotto.errors import LinkClosed, LinkError
 from sotto.link import messages as m
 from sotto.link.sender import resolve
+from sotto.untrusted import ascii_int, clean_text
 
 
 class CommandChannel:
@@ -32,10 +33,10 @@ class CommandChannel:
         if lowered == "volume":
             cmd, index = wire.CMD_VOLUME, 0
         elif lowered.startswith("gpio"):
-            rest = lowered[4:].lstrip(":_ ")
-            if not rest.isdigit() or int(rest) > 255:
+            pin = ascii_int(lowered[4:].lstrip(":_ "), max_digits=3)
+            if pin is None or pin > 255:
                 raise LinkError(f"bad GPIO command name {name!r}", hint="use gpio:0, gpio:1, ...")
-            cmd, index = wire.CMD_GPIO, int(rest)
+            cmd, index = wire.CMD_GPIO, pin
         else:
             raise LinkError(f"unknown board command {name!r}", hint="known: volume, gpio:N")
         await self.command(cmd, index, value, wait=True)
@@ -68,9 +69,9 @@ class CommandChannel:
         text = message.text
         if not text.startswith("action "):
             return
-        head = text[7:].split(":", 1)[0]
-        if head.isdigit():
-            resolve(self._waiting.get(int(head)), LinkError(f"the board refused the command: {text}"))
+        action_id = ascii_int(text[7:].split(":", 1)[0], max_digits=5)
+        if action_id is not None:
+            resolve(self._waiting.get(action_id), LinkError(f"the board refused the command: {clean_text(text)}"))
 
     def close(self, closed: BaseException) -> None:
         for fut in self._waiting.values():

@@ -99,7 +99,7 @@ EN_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 EN_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _ORDINALS = (
     "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|"
-    "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-\\w+|twenty \\w+th|thirtieth|thirty-first"
+    "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirtieth|thirty[- ]first"
 )
 EN_DATE = re.compile(
     rf"\b(?:(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday"

@@ -22,6 +22,7 @@ from sotto.agent import Agent, AgentConfig
 from sotto.clock import MONOTONIC, Clock
 from sotto.engines.base import Recognizer
 from sotto.errors import ConfigError
+from sotto.ids import SessionId
 from sotto.knowledge.base import KnowledgeBase
 from sotto.link.events import BoardPort
 from sotto.memory.store import Store
@@ -58,7 +59,7 @@ class Runtime:
         self.clock = clock
         self.agent = Agent(engines.llm, store, config=self.options.agent, knowledge=self.options.knowledge)
         self._runner: TurnRunner | None = None
-        self._sessions: list[str] = []
+        self._sessions: list[SessionId] = []
 
     @property
     def runner(self) -> TurnRunner:
@@ -82,13 +83,14 @@ class Runtime:
         board_id = getattr(port, "board_id", None)
         return f"{BOARD_PROFILE_PREFIX}{board_id[:60]}" if board_id else None
 
-    def open_session(self, session_id: str, *, profile: str | None = None) -> None:
+    def open_session(self, session_id: SessionId, *, profile: str | None = None) -> None:
         """Seed the session from its profile on the model worker, ahead of its first turn;
         `close()` promotes its stable items back to the profile."""
+        session_id = SessionId(session_id)  # InvalidSessionId here, before anything is built
         self.runner.open_session(session_id, profile=profile)
         self._sessions.append(session_id)
 
-    def end_session(self, session_id: str) -> "concurrent.futures.Future[list[str]]":
+    def end_session(self, session_id: SessionId) -> "concurrent.futures.Future[list[str]]":
         if session_id in self._sessions:
             self._sessions.remove(session_id)
         return self.runner.end_session(session_id)
@@ -98,7 +100,7 @@ class Runtime:
         port: BoardPort,
         recognizer: Recognizer,
         *,
-        session_id: str,
+        session_id: SessionId,
         profile: str | None = None,
         sinks: tuple[TraceSink, ...] = (),
         trace_folder: Path | None = None,

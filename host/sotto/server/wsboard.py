@@ -20,7 +20,8 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from sotto.engines.base import Recognizer
-from sotto.errors import LinkClosed, LinkError, PortOpenFailed
+from sotto.errors import LinkClosed, PortOpenFailed, SottoError
+from sotto.ids import SessionId
 
 if TYPE_CHECKING:
     from sotto.runtime import Runtime
@@ -97,11 +98,11 @@ class WebSocketBoardBridge:
     """One session's Wi-Fi board: a BoardLink over the session's current WebSocket, and the
     voice session (built by `make_session(link)`) serving it."""
 
-    def __init__(self, session_id: str, make_session: Callable[[Any], Any], *, hello_timeout_s: float = 5.0,
+    def __init__(self, session_id: SessionId, make_session: Callable[[Any], Any], *, hello_timeout_s: float = 5.0,
                  on_close: Callable[[], None] | None = None) -> None:
         from sotto.link.board_link import LinkOptions
 
-        self.session_id = session_id
+        self.session_id = SessionId(session_id)
         self.url = f"ws-board://{session_id}"
         self.make_session = make_session
         self.on_close = on_close
@@ -159,20 +160,24 @@ class WebSocketBoardBridge:
             self.usage = await session.run()
         except asyncio.CancelledError:
             raise
-        except LinkError as exc:
+        except SottoError as exc:
             self.failure = f"{exc.code}: {exc}"
             log.warning("board session %s: %s", self.session_id, exc)
+        except Exception as exc:  # noqa: BLE001 - logged, never a silent dead task behind a WELCOME
+            self.failure = f"internal: {type(exc).__name__}: {exc}"
+            log.exception("board session %s failed", self.session_id)
         finally:
             await link.close()
             if self.on_close is not None:
                 self.on_close()
 
 
-def board_bridges(runtime: "Runtime", recognizers: RecognizerSource, lang: str) -> Callable[[str], WebSocketBoardBridge]:
+def board_bridges(runtime: "Runtime", recognizers: RecognizerSource,
+                  lang: str) -> Callable[[SessionId], WebSocketBoardBridge]:
     """Wi-Fi boards (binary wire frames): BoardLink over the WebSocket and a voice session from
     the runtime, exactly as `sotto run` serves a serial board (same knowledge, the board's profile)."""
 
-    def make(session_id: str) -> WebSocketBoardBridge:
+    def make(session_id: SessionId) -> WebSocketBoardBridge:
         def make_session(link: Any) -> Any:
             return runtime.voice_session(link, recognizers.make(lang), session_id=session_id)
 

@@ -22,6 +22,7 @@ from typing import Any, AsyncIterator
 from sotto.clock import MONOTONIC, Clock
 from sotto.engines.base import Recognizer, Transcript
 from sotto.errors import SottoError
+from sotto.ids import SessionId
 from sotto.link.events import (
     BoardEvent,
     BoardEventKind,
@@ -69,7 +70,7 @@ class VoiceSession:
         recognizer: Recognizer,
         runner: TurnRunner,
         *,
-        session_id: str | None = None,
+        session_id: SessionId | None = None,
         lang: str | None = None,
         config: VoiceConfig | None = None,
         sinks: tuple[TraceSink, ...] = (),
@@ -84,7 +85,7 @@ class VoiceSession:
         self.runner = runner
         self.lang = lang
         self.config = config or VoiceConfig()
-        self.session_id = session_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        self.session_id = SessionId(session_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6])
         self.clock = clock
         self.trace = TraceLog(self.session_id, folder=trace_folder, sinks=sinks, clock=clock.now, persist=persist_trace)
         self.usage = UsageRecord(self.session_id)
