@@ -144,7 +144,9 @@ def test_real_model_streams_partials_before_the_final(piper: object) -> None:
 def test_keyphrase_mode_spots_known_entities_and_ignores_other_speech(piper: object) -> None:
     from sotto.backfill.sphinx_keyphrases import recognizer_keyphrases
 
-    lines = recognizer_keyphrases(["Mr. Wang", "Zqxw Blorft"], ["yes", "no"])
+    from sotto.models.embedded import sphinx_model_folder
+
+    lines = recognizer_keyphrases(["Mr. Wang", "Zqxw Blorft"], ["yes", "no"], sphinx_model_folder("en"))
     assert [line.split(" /")[0] for line in lines] == ["yes", "no", "mr wang"]  # Zqxw is not in the dictionary
     rec = sphinx_asr.load(keyphrases=lines)
     spotted = transcribe(rec, *say(piper, "Mister Wang is waiting at the gate."), turn_id=1)

@@ -1,4 +1,4 @@
-"""DESIGN.md "Offline": a whole `sotto demo` run on the real models makes no network
+"""docs/DESIGN.md "Offline": a whole `sotto demo` run on the real models makes no network
 attempt outside loopback, DNS included. Also the real-engine smoke test of the demo."""
 
 from __future__ import annotations

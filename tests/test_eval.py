@@ -1,4 +1,4 @@
-"""`sotto eval`: metrics exactly as DESIGN.md defines them, and the line format."""
+"""`sotto eval`: metrics exactly as docs/DESIGN.md defines them, and the line format."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from sotto.models.resolve import (
     resolve_voice,
     resolve_vosk,
 )
-from sotto.pipeline import make_recognizer
+from sotto.runtime import make_recognizer
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ Public API:
   dictionary (first pronunciation).
 - `keyphrases_for_sphinx(entities, base_phrases, pronounce) -> SphinxKeyphrases`:
   `.lines()` is what `sphinx_asr.load(keyphrases=...)` takes.
-- `recognizer_keyphrases(entities, base_phrases, lang="en") -> list[str]`.
+- `recognizer_keyphrases(entities, base_phrases, model_folder) -> list[str]`.
 """
 
 from __future__ import annotations
@@ -70,8 +70,6 @@ def keyphrases_for_sphinx(
     return SphinxKeyphrases(plan.phrases, exponents, plan.out_of_vocabulary)
 
 
-def recognizer_keyphrases(entities: Iterable[str], base_phrases: Iterable[str] = (), lang: str = "en") -> list[str]:
-    from sotto.engines.sphinx_asr import model_folder
-
-    words = dictionary_words(model_folder(lang))
+def recognizer_keyphrases(entities: Iterable[str], base_phrases: Iterable[str], model_folder: Path) -> list[str]:
+    words = dictionary_words(model_folder)
     return keyphrases_for_sphinx(entities, base_phrases, words.get).lines()

@@ -2,7 +2,7 @@
 
 A simulated board on a paced pty speaks the built-in conversation (with a correction
 and a barge-in) to the full host pipeline. Human view by default; `--json` prints one
-object per turn and a summary line (DESIGN.md "Contracts").
+object per turn and a summary line (docs/DESIGN.md "Contracts").
 
 The simulated user's utterances are synthesised with Piper and recognised from the audio
 the board sends (a Vosk model for the script's language, else pocketsphinx for English):
@@ -94,6 +94,10 @@ def _check(args: argparse.Namespace) -> None:
         from sotto.memory.profile import profile_key
 
         profile_key(args.profile)  # a bad name fails before the models load
+    if args.session is not None:
+        from sotto.ids import SessionId
+
+        SessionId(args.session)  # a bad id fails before the models load
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,13 +105,13 @@ def run(args: argparse.Namespace) -> int:
     from sotto.demo.view import HumanView, JsonView
     from sotto.engines.config import EngineConfig
     from sotto.knowledge import load_configured_knowledge
-    from sotto.pipeline import PipelineOptions
+    from sotto.runtime import EngineOptions
 
     _check(args)
     engine_config = EngineConfig.from_args(args)
     knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the models load
     options = DemoOptions(
-        pipeline=PipelineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, llm_threads=args.threads,
+        engines=EngineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, llm_threads=args.threads,
                                  engine_config=engine_config),
         script=args.script,
         baud=args.baud,

@@ -3,7 +3,7 @@
 Per turn: {"script", "turn", "user", "state", "reply", "first_answer_ms"}; last line:
 {"scripts", "turns", "entity_retention", "correction_accuracy", "reply_leak_rate",
 "stale_reply_rate", "state_noise", "context_overflows", "json_failures",
-"first_answer_ms_p50", "llm"} (DESIGN.md).
+"first_answer_ms_p50", "llm"} (docs/DESIGN.md).
 first_answer_ms runs from the final words to the first answer sentence synthesised.
 
 With `--speech`, each user turn is synthesised with Piper, recognised (a Vosk model for
@@ -35,7 +35,7 @@ from sotto.memory.evaluation import Script, ScriptScorer, load_script, ratio
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scripts", nargs="+", metavar="SCRIPT.json", help="memory scripts (DESIGN.md format)")
+    parser.add_argument("scripts", nargs="+", metavar="SCRIPT.json", help="memory scripts (docs/DESIGN.md format)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
     parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
     parser.add_argument("--n-ctx", type=int, default=2048, help="model context window in tokens (default 2048)")
@@ -239,28 +239,22 @@ def summary(totals: EvalTotals, scripts: int, llm: str, *, asr: str | None = Non
 
 
 def run(args: argparse.Namespace) -> int:
-    from sotto.agent import Agent, AgentConfig
-    from sotto.engines import llm as llm_engine
+    from sotto.agent import AgentConfig
+    from sotto.knowledge import load_configured_knowledge
     from sotto.memory.store import Store
+    from sotto.runtime import EngineOptions, Runtime, RuntimeOptions, load_engines
 
     scripts = [load_script(p) for p in args.scripts]
-    model = llm_engine.load(args.model, n_ctx=args.n_ctx)
-    synthesizer: SpeechSynthesizer | None = None
-    synth_sentence = None
-    if not args.no_tts:
-        from sotto.engines import tts
-
-        engine = tts.load()
-        synthesizer = engine
-        synth_sentence = getattr(engine, "synthesize_sentence", None)
+    knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the models load
+    engines = load_engines(EngineOptions(model=args.model, n_ctx=args.n_ctx), voice=not args.no_tts)
+    model = engines.llm
+    synthesizer: SpeechSynthesizer | None = engines.tts
+    synth_sentence = getattr(synthesizer, "synthesize_sentence", None)
     tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="sotto-eval-")
     store = Store(Path(tmp.name) / "eval.db") if tmp else Store()
-    from sotto.knowledge import load_configured_knowledge
-
-    agent = Agent(model, store, config=AgentConfig(
-            model_update=args.update, reply_mode=args.reply, first_sentence_deadline_ms=args.deadline_ms or None,
-            entity_backfill=not args.no_backfill,
-        ), knowledge=load_configured_knowledge(args.knowledge))
+    config = AgentConfig(model_update=args.update, reply_mode=args.reply,
+                         first_sentence_deadline_ms=args.deadline_ms or None, entity_backfill=not args.no_backfill)
+    agent = Runtime(engines, store, RuntimeOptions(knowledge=knowledge, agent=config)).agent
     speech = _speech_input(args, synthesizer, scripts) if args.speech else None
     out: TextIO = sys.stdout
 
@@ -300,7 +294,7 @@ def _speech_input(args: argparse.Namespace, reply_voice: SpeechSynthesizer | Non
     a language nothing recognises fails here, with the fetch hint, before any turn runs."""
     from sotto.engines import tts
     from sotto.models.resolve import resolve_asr, resolve_voice
-    from sotto.pipeline import make_recognizer
+    from sotto.runtime import make_recognizer
 
     for script_lang in {s.lang or "en" for s in scripts}:
         resolve_asr(script_lang, args.asr_model)

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sotto.metrics import percentile
 from sotto.errors import SottoError
-from sotto.pipeline import LoadedEngines, Pipeline, PipelineOptions, load_engines, make_recognizer, peak_rss_mb
+from sotto.ids import SessionId
+from sotto.runtime import EngineOptions, LoadedEngines, Runtime, RuntimeOptions, load_engines, make_recognizer
+from sotto.runtime.engines import peak_rss_mb
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
 from sotto.voice.phases import Phase
@@ -44,7 +46,7 @@ class DemoError(SottoError):
 
 @dataclass(frozen=True)
 class DemoOptions:
-    pipeline: PipelineOptions = field(default_factory=PipelineOptions)
+    engines: EngineOptions = field(default_factory=EngineOptions)
     script: str | None = None  # a memory-script JSON; None: the built-in conversation
     baud: int = 921600
     session_id: str | None = None
@@ -161,18 +163,20 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
     script = load_demo_script(options.script)
     if engines is None:
         emit("status", {"step": "loading models"})
-        engines = await asyncio.to_thread(load_engines, options.pipeline)
+        engines = await asyncio.to_thread(load_engines, options.engines)
     emit("status", {"step": "models loaded", "llm": engines.llm_file, "tts": engines.tts_name, "load_ms": engines.load_ms})
+    if engines.tts is None:
+        raise DemoError("the demo needs a voice: load the engines with one")
     utterances, made = await asyncio.to_thread(synthesize_utterances, script, engines.tts)
     recognizer, asr_label = await asyncio.to_thread(
-        make_recognizer, script.lang, asr_model=options.pipeline.asr_model, transcripts=[t.user for t in script.turns],
+        make_recognizer, script.lang, asr_model=options.engines.asr_model, transcripts=[t.user for t in script.turns],
         durations_s=[u.duration_s for u in utterances], replay_transcripts=options.replay_transcripts,
-        engine_config=options.pipeline.engine_config,
+        engine_config=options.engines.engine_config,
     )
     emit("status", {"step": "speech recognition", "asr": asr_label, "utterances_synthesised": made})
     store = Store(options.database) if options.database is not None else Store()
-    session_id = options.session_id or time.strftime("demo-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
-    pipeline = Pipeline(engines, store, lang=script.lang, knowledge=options.knowledge)
+    session_id = SessionId(options.session_id or time.strftime("demo-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4])
+    runtime = Runtime(engines, store, RuntimeOptions(lang=script.lang, knowledge=options.knowledge))
     board = SimulatedBoard(baud=options.baud, echo_gain=options.echo_gain, echo_delay_s=options.echo_delay_s,
                            speaker_buffer=options.speaker_buffer,
                            speaker_formats=speaker_format_mask(options.speaker_format))
@@ -186,7 +190,7 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         link = BoardLink(board.port_path, LinkOptions(baud=options.baud))
         await link.open()
         details["formats"] = link.choice.describe() if link.choice is not None else ""
-        session = pipeline.session(link, recognizer, session_id=session_id, sinks=(watcher,),
+        session = runtime.voice_session(link, recognizer, session_id=session_id, sinks=(watcher,),
                                               trace_folder=options.trace_folder, profile=options.profile)
         session_task = asyncio.create_task(session.run(), name="sotto-demo-session")
 
@@ -287,7 +291,7 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
             if index < len(script.turns):
                 await asyncio.sleep(options.think_s)
         # The last turn's state patch, then the board leaves: the session ends "completed".
-        await asyncio.wrap_future(pipeline.runner.idle(session_id))
+        await asyncio.wrap_future(runtime.runner.idle(session_id))
         await link.close()
         try:
             usage = await asyncio.wait_for(session_task, SESSION_CLOSE_S)
@@ -312,7 +316,7 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         if link is not None:
             await link.close()
         board.close()
-        pipeline.close()
+        runtime.close()
         store.close()
 
 

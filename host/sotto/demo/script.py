@@ -1,4 +1,4 @@
-"""The demo conversation: a memory script (DESIGN.md) plus `barge_in_after_ms` on the
+"""The demo conversation: a memory script (docs/DESIGN.md) plus `barge_in_after_ms` on the
 turn whose reply the simulated user talks over, and its utterances as audio.
 
 The user's utterances are synthesised with the Piper voice once and cached as WAV

@@ -19,7 +19,7 @@ def _public(line: dict[str, Any]) -> dict[str, Any]:
 
 
 class JsonView:
-    """Exactly the DESIGN.md objects on stdout; progress notes on stderr."""
+    """Exactly the docs/DESIGN.md objects on stdout; progress notes on stderr."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out

@@ -1,8 +1,8 @@
 """Which engine runs where: in-process (the default) or a remote server, chosen per engine.
 
     config = EngineConfig.from_args(args)        # --llm-url, --tts-wyoming, --asr-wyoming, --engines-config
-    llm = config.load_llm()                      # RemoteLanguageModel or the in-process llama.cpp engine
-    tts = config.load_tts()                      # WyomingSynthesizer or in-process Piper
+    llm = config.remote_llm()                    # RemoteLanguageModel, or None: in-process (sotto.runtime loads it)
+    tts = config.remote_tts()                    # WyomingSynthesizer, or None: in-process Piper
     recognizers = config.recognizers()           # .make(lang) -> a fresh Recognizer per session
 
 The pipeline only sees the `LanguageModel` / `SpeechSynthesizer` / `Recognizer`
@@ -148,24 +148,6 @@ class EngineConfig:
 
         return WyomingSynthesizer(self.tts_wyoming, voice=self.tts_voice, read_timeout_s=self.tts_timeout_s)
 
-    def load_llm(self, *, n_threads: int | None = None) -> LanguageModel:
-        remote = self.remote_llm()
-        if remote is not None:
-            return remote
-        from sotto.engines import llm
-        from sotto.models.resolve import resolve_llm
-
-        return llm.load(resolve_llm(self.llm_path).path, n_ctx=self.n_ctx, n_threads=n_threads)
-
-    def load_tts(self, *, lang: str = "en", threads: int | None = None) -> SpeechSynthesizer:
-        remote = self.remote_tts()
-        if remote is not None:
-            return remote
-        from sotto.engines import tts
-        from sotto.models.resolve import resolve_voice
-
-        return tts.load(resolve_voice(self.tts_voice, lang=lang).path, threads=threads)
-
     def recognizers(self) -> "RecognizerFactory":
         return RecognizerFactory(self)
 
@@ -188,6 +170,13 @@ class RecognizerFactory:
         self.config = config
         self._models: dict[str, tuple[Any, Path]] = {}
         self._lock = threading.Lock()
+
+    def languages(self) -> list[str]:
+        if self.config.asr_wyoming:
+            return [f"any the Wyoming service at {self.config.asr_wyoming} serves"]
+        from sotto.engines.asr import installed_vosk_models
+
+        return sorted(installed_vosk_models())
 
     def available(self, lang: str) -> bool:
         if self.config.asr_wyoming:

@@ -33,10 +33,10 @@ from typing import Any, Sequence
 
 from sotto.engines.base import Transcript, WordConfidence, mean_confidence
 from sotto.engines.endpoint import TrailingSilence, TurnStream
+from sotto.models.embedded import SPHINX_LANG_MODELS as LANG_MODELS
+from sotto.models.embedded import sphinx_model_folder as model_folder
 from sotto.errors import ModelLoadFailed, ModelNotFound
 
-PACKAGE = "pocketsphinx"
-LANG_MODELS = {"en": "en-us"}  # what the wheel ships: language -> model folder
 PREROLL_MS = 1000.0
 DECODE_PER_CALL_MS = 60.0
 # Trailing silence that ends an utterance. Shorter cuts synthesised sentences at their
@@ -51,22 +51,6 @@ FRAMES_PER_S = 100  # pocketsphinx's default frame rate
 KEYPHRASE_SEARCH = "keyphrases"
 KEYPHRASE_REPEAT_GAP_S = 0.5
 _ALTERNATE_PRONUNCIATION = re.compile(r"\(\d+\)$")
-
-
-def model_folder(lang: str = "en") -> Path:
-    """The model folder the installed wheel ships for `lang` (ModelNotFound otherwise)."""
-    from sotto.models.embedded import package_dir
-
-    folder = package_dir(PACKAGE)
-    if folder is None:
-        raise ModelNotFound("package pocketsphinx is not installed", hint="pip install pocketsphinx")
-    name = LANG_MODELS.get(lang)
-    if name is None:
-        raise ModelNotFound(f"pocketsphinx ships no model for language {lang!r}", hint="it ships US English (en) only")
-    path = folder / "model" / name
-    if not (path / name).is_dir() or not (path / f"{name}.lm.bin").is_file():
-        raise ModelNotFound(f"{path} is incomplete", hint="pip install --force-reinstall pocketsphinx")
-    return path
 
 
 def _word(segment_word: str) -> str | None:

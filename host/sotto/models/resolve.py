@@ -147,7 +147,8 @@ def package_models() -> list[ResolvedModel]:
 
 def pocketsphinx_models() -> list[ResolvedModel]:
     """The models the installed pocketsphinx wheel ships (US English)."""
-    from sotto.engines.sphinx_asr import LANG_MODELS, model_folder
+    from sotto.models.embedded import SPHINX_LANG_MODELS as LANG_MODELS
+    from sotto.models.embedded import sphinx_model_folder as model_folder
 
     found: list[ResolvedModel] = []
     for lang in sorted(LANG_MODELS):
