@@ -618,9 +618,9 @@ def _set_contexts(text: str, values: list[Value], lang: str) -> None:
         v.cue = L.has_change_cue(text[lo:hi], lang)
         if v.kind == KIND_TIME:
             own = [o.text for o in values if o.kind == KIND_DATE and lo <= o.start < hi]
-            prev_lo = max([b for b in breaks if b < lo] or [0])
-            before = [o.text for o in values if o.kind == KIND_DATE and prev_lo <= o.start < lo]
-            v.qualifiers = own or before
+            # Else the day said last before it in the sentence ("on Tuesday, so 6:30").
+            before = [o for o in values if o.kind == KIND_DATE and o.start < lo]
+            v.qualifiers = own or ([before[-1].text] if before else [])
         else:
             v.qualifiers = []
 
