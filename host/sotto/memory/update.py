@@ -359,7 +359,7 @@ def _by_key(
             overlap += len(keys & (frame_keys - own))
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
-        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value):
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue):
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
             overlap += 3  # "the name's spelt Garreth": the same name, spelled right
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
