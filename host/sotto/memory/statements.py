@@ -33,7 +33,7 @@ _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of
 _NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
-    rf"\b(?:(?:half past|quarter past|quarter to|half) (?:{_NUM})(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
+    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:{_NUM})(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
     rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
     rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
     rf"|noon|midday|midnight)",
@@ -71,7 +71,7 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
-_EN_CODE = re.compile(r"\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
 _EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
 _TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
 _CAP = r"[A-Z][\w'’-]*"
@@ -113,6 +113,8 @@ _EN_REQUEST = re.compile(
     r"|^(?:how about|what about)\b",
     re.I,
 )
+_EN_WH = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b", re.I)
+_EN_PROPOSED_VALUE = re.compile(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon)\b", re.I)
 _EN_RECALL = re.compile(r"\b(?:again|back to me|repeat|did i|was it|what was|remind me what|what's my|what is my|what are my|read back|read me)\b", re.I)
 
 # ------------------------------------------------------------------ Chinese value patterns
@@ -260,6 +262,10 @@ def _en_is_question(sentence: str) -> bool:
     clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*", s)]
     if any(_EN_REQUEST.match(c) for c in clauses) and not _EN_RECALL.search(s):
         return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
+    # A yes/no question that carries a value proposes it ("Could pilates be the 7:45 one?",
+    # "Any chance Bramble could go in at 11:30 instead?"); a question asking for a value has a wh-word.
+    if sentence.rstrip().endswith("?") and not _EN_WH.search(s) and not _EN_RECALL.search(s) and _EN_PROPOSED_VALUE.search(s):
+        return False
     if sentence.rstrip().endswith("?"):
         return True
     return _EN_QUESTION_START.match(s) is not None
@@ -374,7 +380,10 @@ def _en_values(text: str) -> list[Value]:
             span = span[:-2]  # "Priya's taking": "Priya is taking"
             following = "'s" + following
         at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
-        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span):
+        verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I)\b", following) is not None
+        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and not (
+            verb_next and span in _english_words()  # "Tom will come": listed as a name too
+        ):
             continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts
         end = start + len(span)
         # "Rosa's bakery", "Elm Street": a place noun after the proper name belongs to it.
