@@ -98,7 +98,7 @@ _EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|\bno longer|\binstead of|\bra
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
     r"^\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
-    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|"
+    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|unavailable|not available|not coming|"
     r"a problem|problematic|full|booked|taken|busy|too (?:early|late|soon|much|many|far)|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
     re.I,
@@ -181,6 +181,7 @@ class Statement:
     admission: bool = False
     additive: bool = False
     anaphoric_cue: bool = False  # a clause with a cue and a pronoun only: "let's go with her", "就这个吧"
+    proposal: bool = False  # a yes/no question carrying a value: "could he go last, say 4:40?"
     strong_cue: bool = False  # a preference said anywhere in the sentence ("the later slot works better")
 
 
@@ -273,7 +274,7 @@ def _en_is_question(sentence: str) -> bool:
 
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
-    "instead please thanks too as well people's once twice thrice times daily".split()
+    "instead please thanks too as well people's once twice thrice times daily altogether total all overall".split()
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
@@ -679,6 +680,7 @@ def read_sentence(sentence: str, lang: str) -> Statement:
     st.change_cue = admission or L.has_change_cue(sentence, lang)
     st.additive = L.has_additive(text, lang)
     st.strong_cue = L.has_strong_cue(sentence, lang)
+    st.proposal = not st.question and sentence.rstrip().endswith(("?", "？"))
     st.values = reader.values(text)
     st.frame = reader.without(text, st.values, all_kinds=True)
     st.note = reader.without(text, st.values, all_kinds=False)

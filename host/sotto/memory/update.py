@@ -344,7 +344,7 @@ def _by_key(
         if o.kind == KIND_NAME:
             names |= content_stems(o.text)
     said_names: set[str] = set()
-    if v.cue or statement.strong_cue or statement.admission:
+    if v.cue or statement.strong_cue or statement.admission or statement.proposal:
         said_names = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
         names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
     own = (content_stems(v.context) | content_stems(v.key)) - names
@@ -386,7 +386,7 @@ def _by_key(
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
-    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue
+    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
     named = [s for s in (mentioned or []) if s in candidates]
     if cued and not adds and named:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
