@@ -65,7 +65,17 @@ class ValueUpdate:
 
 
 def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^\w:\u3400-\u9fff]+", " ", text.lower()).split())
+    out = " ".join(re.sub(r"[^\w:\u3400-\u9fff]+", " ", text.lower()).split())
+    return re.sub(r"[零〇一二两三四五六七八九十百]+", _zh_digits, out)  # 十二层 and 12层 are one value
+
+
+def _zh_digits(m: "re.Match[str]") -> str:
+    try:
+        import cn2an  # type: ignore[import-not-found,import-untyped]
+
+        return str(cn2an.cn2an(m.group(0), "smart"))
+    except Exception:  # not a numeral after all ("一点" of 一点点): leave it
+        return m.group(0)
 
 
 _WORD_NUMBERS = {w: i for i, w in enumerate(EN_NUMBER_WORDS.split("|")[:20])}
