@@ -127,7 +127,8 @@ def test_demo_on_the_micropython_firmware_in_the_boards_heap(home: Path, board: 
     """The conversation end to end with the whole firmware in the MicroPython interpreter,
     its heap the board profile's; the summary adds the board's own loop report."""
     options = DemoOptions(script=str(short_script(home)), database=home / "demo.db", trace_folder=home,
-                          echo_gain=0.3, think_s=0.1, turn_timeout_s=30.0, runtime="micropython", board=board,
+                          echo_gain=0.3, think_s=0.1, turn_timeout_s=30.0, replay_transcripts=True,
+                          runtime="micropython", board=board,
                           speaker_buffer=None if board == "rp2040" else 262144)
     result, seen = run(options)
     assert [t["turn"] for t in result.turns] == [1, 2, 3]

@@ -137,8 +137,11 @@ class MicroPythonFirmware:
 
     def __init__(self, profile: dict[str, Any], board_id: str, *, heap_bytes: int, mic: SimMicrophone,
                  speaker: SimSpeaker, notice: Callable[[str, str], None]) -> None:
-        from sotto.flashing import device_dir
+        import sotto_fw.app
+
         from sotto.paths import cache_dir
+
+        device_dir = Path(sotto_fw.app.__file__).resolve().parent.parent  # device/: main.py and sotto_fw/
 
         self.profile = profile
         self.board_id = board_id
@@ -156,7 +159,7 @@ class MicroPythonFirmware:
         self._spk_pending = b""
         self._mic_pending = bytearray()
         self._mic_hold_bytes = max(int(mic_cfg.get("ibuf", 4096)), MIC_HOLD_MS * 16 * (4 if self.mic_bits == 32 else 2))
-        self._firmware = compiled_firmware(device_dir(), cache_dir() / "firmware-mpy")
+        self._firmware = compiled_firmware(device_dir, cache_dir() / "firmware-mpy")
         self._run_dir = Path(tempfile.mkdtemp(prefix="sotto-mpy-"))
         self._write_config()
         self._proc: subprocess.Popen[bytes] | None = None
