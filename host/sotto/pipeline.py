@@ -33,6 +33,7 @@ from sotto.voice.trace import TraceSink
 from sotto.voice.turn_runner import TurnRunner
 
 if TYPE_CHECKING:
+    from sotto.agent.capability import ModelCapabilities
     from sotto.knowledge.base import KnowledgeBase
     from sotto.memory.store import Store
     from sotto.link.events import BoardPort
@@ -62,6 +63,8 @@ class LoadedEngines:
     llm_file: str  # e.g. SmolLM2-135M-Instruct.Q4_1.gguf
     tts_name: str  # e.g. en_US-joe-medium
     load_ms: dict[str, float] = field(default_factory=dict)
+    # The jobs the model passed in its capability probe (cached per model file; None: not probed).
+    capabilities: "ModelCapabilities | None" = None
 
 
 def _load_llm(options: PipelineOptions) -> tuple[LanguageModel, str, float]:
@@ -90,15 +93,26 @@ def _load_tts(options: PipelineOptions) -> tuple[SpeechSynthesizer, str, float]:
     return voice, voice.name, (time.perf_counter() - started) * 1000.0
 
 
+def _load_llm_gated(options: PipelineOptions) -> tuple[LanguageModel, str, float, "ModelCapabilities", float]:
+    """The model and the jobs it passed (the probe runs once per model file, then it is cached)."""
+    from sotto.agent.capability import capabilities_for
+
+    model, name, load_ms = _load_llm(options)
+    started = time.perf_counter()
+    capabilities = capabilities_for(model)
+    return model, name, load_ms, capabilities, (time.perf_counter() - started) * 1000.0
+
+
 def load_engines(options: PipelineOptions) -> LoadedEngines:
     """Load the language model and the voice side by side (start-up is on the 5 s budget);
     a remote engine configured in `options.engine_config` is used instead of loading one."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="sotto-load") as pool:
-        llm_future = pool.submit(_load_llm, options)
+        llm_future = pool.submit(_load_llm_gated, options)
         tts_future = pool.submit(_load_tts, options)
-        model, llm_file, llm_ms = llm_future.result()
+        model, llm_file, llm_ms, capabilities, probe_ms = llm_future.result()
         voice, tts_name, tts_ms = tts_future.result()
-    return LoadedEngines(model, voice, llm_file, tts_name, {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1)})
+    load_ms = {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1), "capability_probe": round(probe_ms, 1)}
+    return LoadedEngines(model, voice, llm_file, tts_name, load_ms, capabilities)
 
 
 def vosk_available(lang: str, asr_model: str | None = None) -> bool:
@@ -165,7 +179,7 @@ class Pipeline:
         self.engines = engines
         self.store = store
         self.lang = lang
-        self.agent = Agent(engines.llm, store, knowledge=knowledge)
+        self.agent = Agent(engines.llm, store, knowledge=knowledge, capabilities=engines.capabilities)
         self.runner = TurnRunner(self.agent, engines.tts)
         self.voice_config = voice_config or default_voice_config()
         self.sessions: list[str] = []

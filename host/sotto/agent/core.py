@@ -26,7 +26,8 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from sotto.backfill.corrector import Correction, EntityCorrector
 from sotto.backfill.entities import entities_from_state
@@ -37,7 +38,10 @@ from sotto.agent.actions import DEFAULT_OUTPUTS, RequestedAction, extract_action
 from sotto.memory.diff import Change, diff_states
 from sotto.memory.items import KIND_NOTE, Item
 from sotto.memory.monologue import ModelUpdate, Monologue, RulesUpdate
-from sotto.agent.reply import ReplyReport, ReplySentenceOut, ReplyWriter
+from sotto.agent.capability import OPEN_ANSWER, PATCH, ModelCapabilities, new_prompt_tokens, unprobed
+from sotto.agent.reference import Reference, retrieve
+from sotto.agent.reply import OPEN_ANSWER_DEADLINE_MS, ReplyReport, ReplySentenceOut, ReplyWriter
+from sotto.agent.router import Route, route_turn
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
@@ -49,10 +53,12 @@ MAX_WORDS_CHARS = 600
 @dataclass(frozen=True)
 class AgentConfig:
     model_update: str = "after_reply"  # "after_reply" | "before_reply" | "off"
-    reply_mode: str = "auto"  # "auto" (model, checked, else composed) | "model" | "composed"
+    # "auto": each turn routed (sotto.agent.router), the model answers open questions only
+    # when it passed the open-answer probe; "composed": the model never writes a reply.
+    reply_mode: str = "auto"
     first_answer_budget_ms: float = 1500.0
-    # The model's first reply sentence must be ready by then, else the composed one is spoken.
-    first_sentence_deadline_ms: float | None = 900.0
+    # An open answer's first checked sentence must be ready by then, else "I don't know that one."
+    open_answer_deadline_ms: float | None = OPEN_ANSWER_DEADLINE_MS
     # Board output names -> GPIO index for "turn on the light" / 开灯.
     outputs: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_OUTPUTS))
     # Long-term profile of sessions opened without an explicit one (e.g. "board:kiosk-1");
@@ -82,6 +88,8 @@ class TurnResult:
     actions: list[RequestedAction] = field(default_factory=list)
     prior_side_effects: list[str] = field(default_factory=list)
     corrections: list[Correction] = field(default_factory=list)  # ASR entity backfill
+    route: str = ""  # which route answered (sotto.agent.router) and why
+    route_reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,6 +109,8 @@ class TurnResult:
             "actions": [{"name": a.name, "value": a.value, "description": a.description} for a in self.actions],
             "prior_side_effects": list(self.prior_side_effects),
             "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.corrections],
+            "route": self.route,
+            "route_reason": self.route_reason,
         }
 
 
@@ -112,20 +122,27 @@ class Agent:
         *,
         config: AgentConfig | None = None,
         knowledge: KnowledgeBase | None = None,
+        capabilities: ModelCapabilities | None = None,
+        now: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         """`knowledge`: system knowledge (`sotto.knowledge.load_configured_knowledge(flag)`),
-        given to the reply only, never written into the state."""
+        given to the reply only, never written into the state. `capabilities`: the jobs the
+        model passed in its start-up probe (`sotto.agent.capability.capabilities_for`); the
+        model is given only those (None: every job, unprobed - tests and explicit callers).
+        `now`: the host clock the time and date answers come from."""
         self.model = model
         self.knowledge = knowledge
         self.store = store
         self.config = config or AgentConfig()
-        self.monologue = Monologue(model if self.config.model_update != "off" else None)
-        self.writer = ReplyWriter(
-            model,
-            mode=self.config.reply_mode,
-            first_sentence_deadline_ms=self.config.first_sentence_deadline_ms,
-            knowledge=knowledge,
-        )
+        if self.config.reply_mode not in ("auto", "composed"):
+            raise ValueError(f"unknown reply mode {self.config.reply_mode!r}")
+        self.capabilities = capabilities or (unprobed(model) if model is not None else None)
+        caps = self.capabilities
+        # A model that failed the patch probe is never called for patches: the rules' update stands.
+        patches = model is not None and caps is not None and caps.does(PATCH) and self.config.model_update != "off"
+        self.monologue = Monologue(model if patches else None)
+        answers = model is not None and self.config.reply_mode == "auto"
+        self.writer = ReplyWriter(model if answers else None, open_answer_deadline_ms=self.config.open_answer_deadline_ms, now=now)
         # llama.cpp is not thread-safe and one session's turns must not interleave.
         self._model_lock = threading.Lock()  # released by whichever thread finishes the turn
         # One corrector per session, rebuilt when the state's entity set changes.
@@ -143,6 +160,21 @@ class Agent:
             cached = (known, EntityCorrector(known, "auto"))
             self._correctors[session_id] = cached
         return cached[1].correct(words)
+
+    def model_answers(self, lang: str) -> bool:
+        """Open questions in `lang` go to the model (it passed the open-answer probe)."""
+        caps = self.capabilities
+        return self.writer.model is not None and caps is not None and caps.does(OPEN_ANSWER, lang)
+
+    def predicted_first_sentence_ms(self, route: Route, words: str, lang: str) -> float | None:
+        """From the final words to the first answer sentence (text), before speech: 0 for a
+        composed route; for the model, from its measured speed and the prompt size (None:
+        its speed was never measured)."""
+        if route.composed:
+            return 0.0
+        if self.model is None or self.capabilities is None:
+            return None
+        return self.capabilities.predict_first_sentence_ms(new_prompt_tokens(self.model, words, lang))
 
     @property
     def llm_name(self) -> str:
@@ -277,13 +309,17 @@ class Agent:
                 if known is not rules.state:
                     rules.changes = rules.changes + diff_states(rules.state, known)
                     rules.state = known
+            reference = retrieve(self.knowledge, memory_words)
+            route = route_turn(memory_words, rules.rules, rules.state, has_actions=bool(actions), reference=reference,
+                               model_does=self.model_answers)
             rules_ms = (time.perf_counter() - started) * 1000
             state = rules.state
             if rules.changes:
                 state.touch()
                 self.store.commit(state, turn=number, source="rules", changes=rules.changes)
             t = Turn(
-                self, session_id, number, memory_words, before, rules, rules_ms, actions=actions, prior=prior, heard=words
+                self, session_id, number, memory_words, before, rules, rules_ms, actions=actions, prior=prior, heard=words,
+                route=route, reference=reference,
             )
             t.asr_text, t.backfill = heard, corrections
             if self.config.model_update == "before_reply":
@@ -361,7 +397,11 @@ class Turn:
         actions: list[RequestedAction] | None = None,
         prior: list[str] | None = None,
         heard: str | None = None,
+        route: Route | None = None,
+        reference: Reference | None = None,
     ) -> None:
+        self.route = route or Route("confirm", "not routed")
+        self.reference = reference
         self.heard = words if heard is None else heard  # everything the user said (after backfill)
         self.asr_text = self.heard  # the transcript as recognised
         self.backfill: list[Correction] = []
@@ -393,6 +433,18 @@ class Turn:
     def cancelled(self) -> bool:
         return self._cancel.is_set()
 
+    @property
+    def predicted_first_sentence_ms(self) -> float | None:
+        """The route's predicted time to the first answer sentence (0: composed, at once; None: unknown)."""
+        return self.agent.predicted_first_sentence_ms(self.route, self.words, self.rules.rules.lang)
+
+    @property
+    def deep_work(self) -> str:
+        """What deferring this turn's deep work would put off ("" when nothing would)."""
+        if self.agent.monologue.model is None or not self.words or self.agent.config.model_update != "after_reply":
+            return ""
+        return "the model's check of my notes"
+
     # -- the reply
 
     def sentences(self) -> Iterator[str]:
@@ -409,6 +461,8 @@ class Turn:
             self.words,
             self.rules.rules,
             self.report,
+            route=self.route,
+            reference=self.reference,
             max_sentences=lambda: self._max_sentences,
             cancelled=self._cancel,
         )
@@ -475,6 +529,8 @@ class Turn:
                 actions=list(self.actions),
                 prior_side_effects=list(self.prior_side_effects),
                 corrections=list(self.backfill),
+                route=self.route.name,
+                route_reason=self.route.reason,
             )
             self.agent.store.append_trace(
                 self.session_id,
@@ -484,6 +540,8 @@ class Turn:
                     "user": self.heard,
                     "reply": result.reply,
                     "reply_source": result.reply_source,
+                    "route": self.route.name,
+                    "route_reason": self.route.reason,
                     "reply_rejected": self.report.rejected,
                     "changes": [c.to_dict() for c in changes],
                     "json_failures": failures,

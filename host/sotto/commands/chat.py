@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
     parser.add_argument("--n-ctx", type=int, default=2048, help="model context window in tokens")
     parser.add_argument("--update", choices=("after_reply", "before_reply", "off"), default="after_reply")
-    parser.add_argument("--reply", choices=("auto", "model", "composed"), default="auto")
+    parser.add_argument("--reply", choices=("auto", "composed"), default="auto",
+                        help="auto: routed, the model answers open questions when it passed its probe; composed: never the model")
     parser.add_argument("--knowledge", metavar="FILE", help="system knowledge file for the reply (default: $SOTTO_KNOWLEDGE)")
     parser.add_argument("--user", metavar="NAME", help="the user's long-term profile (default: learned when they say their name)")
 
@@ -36,7 +37,10 @@ def run(args: argparse.Namespace) -> int:
     knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the model loads
     model = llm_engine.load(args.model, n_ctx=args.n_ctx)
     store = Store()
-    agent = Agent(model, store, config=AgentConfig(model_update=args.update, reply_mode=args.reply), knowledge=knowledge)
+    from sotto.agent.capability import capabilities_for
+
+    agent = Agent(model, store, config=AgentConfig(model_update=args.update, reply_mode=args.reply), knowledge=knowledge,
+                  capabilities=capabilities_for(model))
     state = agent.open_session(session, profile=args.user)
     resumed = store.last_turn(session)
     console.print(f"[bold]sotto chat[/] session [cyan]{session}[/] ({'resumed at turn ' + str(resumed) if resumed else 'new'}), model {model.name}")

@@ -23,6 +23,7 @@ class BuiltEngines:
     tts: SpeechSynthesizer
     recognizers: RecognizerFactory
     load_ms: dict[str, float] = field(default_factory=dict)
+    capabilities: Any = None  # sotto.agent.capability.ModelCapabilities (None: not probed)
 
     def labels(self, config: EngineConfig) -> dict[str, Any]:
         described = config.describe()
@@ -37,12 +38,18 @@ def load_engines(config: EngineConfig, *, lang: str = "en") -> BuiltEngines:
         started = time.perf_counter()
         return fn(), (time.perf_counter() - started) * 1000.0
 
+    def gated() -> Any:
+        from sotto.agent.capability import capabilities_for
+
+        llm = config.load_llm()
+        return llm, capabilities_for(llm)  # probed once per model file (or server), then cached
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="sotto-load") as pool:
-        llm_future = pool.submit(timed, config.load_llm)
+        llm_future = pool.submit(timed, gated)
         tts_future = pool.submit(timed, lambda: config.load_tts(lang=lang))
-        llm, llm_ms = llm_future.result()
+        (llm, capabilities), llm_ms = llm_future.result()
         tts, tts_ms = tts_future.result()
-    return BuiltEngines(llm, tts, config.recognizers(), {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1)})
+    return BuiltEngines(llm, tts, config.recognizers(), {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1)}, capabilities)
 
 
 def build_server(
@@ -56,7 +63,7 @@ def build_server(
     from sotto.memory.store import Store
 
     store = Store(db_path)
-    agent = Agent(engines.llm, store)
+    agent = Agent(engines.llm, store, capabilities=engines.capabilities)
     # Same store, no model: answers from the working memory when the model queue is too long.
     memory_agent = Agent(None, store, config=AgentConfig(model_update="off", reply_mode="composed"))
     runner = TurnRunner(agent, engines.tts, memory_agent=memory_agent)

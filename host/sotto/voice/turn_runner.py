@@ -140,6 +140,9 @@ class ReplyOutcome:
     reply_source: str = ""
     queued_ms: float | None = None  # final words -> the agent's turn started on the worker
     patch_skipped: bool = False  # the model's state patch was deferred or skipped
+    route: str = ""  # which route answered (sotto.agent.router) and why
+    route_reason: str = ""
+    predicted_first_answer_ms: float | None = None  # what the ladder acted on
     # The agent's committed outcome (state after the model's patch), set when the job ends.
     result: "concurrent.futures.Future[TurnResult]" = field(default_factory=concurrent.futures.Future)
 
@@ -158,6 +161,24 @@ class _Started:
 
 
 @dataclass(frozen=True)
+class _Routed:
+    """The agent routed the turn: who answers, and its predicted time to the first sentence."""
+
+    route: str
+    reason: str
+    first_sentence_ms: float | None  # from now to the first answer sentence's text (0: composed; None: unknown)
+    deep_work: str  # what deferring would put off ("": nothing)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """For the player: the first answer's predicted time (ms after the final words)."""
+
+    first_answer_ms: float
+    deep_work: str
+
+
+@dataclass(frozen=True)
 class _Ended:
     turn: int
     source: str
@@ -165,8 +186,10 @@ class _Ended:
     patch_skipped: bool
 
 
-_WorkerItem = Union[_Started, _Ended, RequestedAction, str, BaseException]
-_SegmentItem = Union[Segment, BaseException, None]
+_WorkerItem = Union[_Started, _Routed, _Ended, RequestedAction, str, BaseException]
+_SegmentItem = Union[Segment, Prediction, BaseException, None]
+# Speech synthesis of a first sentence, until the runner has timed its own (ms).
+INITIAL_TTS_ESTIMATE_MS = 300.0
 DegradeListener = Callable[[str, dict[str, Any]], None]
 
 
@@ -197,6 +220,7 @@ class TurnRunner:
         self.predictor = predictor
         self._phrases: dict[int, PhraseCache] = {}
         self._phrases_lock = asyncio.Lock()
+        self.tts_estimate_ms = INITIAL_TTS_ESTIMATE_MS  # a first answer sentence's synthesis, measured as we go
         self._last_model_job: dict[str, concurrent.futures.Future[Any]] = {}
 
     # ------------------------------------------------------------------ sessions
@@ -221,7 +245,11 @@ class TurnRunner:
     # ------------------------------------------------------------------ speech
 
     async def synthesize(self, session_id: str, text: str, rate: int) -> bytes:
-        return await asyncio.wrap_future(self.tts_worker.submit(session_id, lambda: synthesize_pcm(self.tts, text, rate)))
+        started = self.clock.now()
+        pcm = await asyncio.wrap_future(self.tts_worker.submit(session_id, lambda: synthesize_pcm(self.tts, text, rate)))
+        # Running estimate (recent sentences weigh more) for the first-answer prediction.
+        self.tts_estimate_ms = 0.7 * self.tts_estimate_ms + 0.3 * (self.clock.now() - started) * 1000.0
+        return pcm
 
     async def phrases(self, rate: int) -> PhraseCache:
         """The acknowledgement and deferral phrases at `rate`, synthesised once."""
@@ -317,6 +345,9 @@ class TurnRunner:
             post(exc)
             raise
         control.attach(turn)
+        route = getattr(turn, "route", None)
+        if route is not None:  # the agent routed the turn: the ladder acts on its prediction
+            post(_Routed(route.name, route.reason, turn.predicted_first_sentence_ms, str(turn.deep_work)))
         try:
             for action in turn.actions:
                 post(action)  # side effects first: they run on the board before the answer
@@ -347,6 +378,14 @@ class TurnRunner:
                     return
                 if isinstance(item, _Started):
                     outcome.queued_ms = (item.at - request.received_t) * 1000.0
+                elif isinstance(item, _Routed):
+                    outcome.route, outcome.route_reason = item.route, item.reason
+                    if item.first_sentence_ms is None:
+                        continue  # no measured speed: the ladder's timers stand
+                    elapsed = (self.clock.now() - request.received_t) * 1000.0
+                    predicted = elapsed + item.first_sentence_ms + self.tts_estimate_ms
+                    outcome.predicted_first_answer_ms = round(predicted, 1)
+                    await segments.put(Prediction(predicted, item.deep_work))
                 elif isinstance(item, _Ended):
                     outcome.turn, outcome.reply_source, outcome.patch_skipped = item.turn, item.source, item.patch_skipped
                     failures = [r for r in item.rejected if r.startswith("model failed")]
@@ -438,6 +477,10 @@ class _Player:
                 continue
             if item is None:
                 return DEFERRED if deferred and not answer_started else COMPLETED
+            if isinstance(item, Prediction):
+                if not answer_started:
+                    self.ladder.on_prediction(item.first_answer_ms, deep_work=item.deep_work)
+                continue
             if isinstance(item, BaseException):
                 self.outcome.errors.append(_describe(item))
                 return FAILED
