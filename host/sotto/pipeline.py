@@ -103,14 +103,24 @@ def _load_llm_gated(options: PipelineOptions) -> tuple[LanguageModel, str, float
     return model, name, load_ms, capabilities, (time.perf_counter() - started) * 1000.0
 
 
+def _warm_backfill_lexicon() -> None:
+    """The ASR backfill's word lexicon (jieba's dictionary: ~1 s) loads here, not inside the
+    first turn whose state holds a name (it sat on that turn's first answer)."""
+    from sotto.backfill.lexicon import default_lexicon
+
+    default_lexicon()
+
+
 def load_engines(options: PipelineOptions) -> LoadedEngines:
     """Load the language model and the voice side by side (start-up is on the 5 s budget);
     a remote engine configured in `options.engine_config` is used instead of loading one."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="sotto-load") as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="sotto-load") as pool:
         llm_future = pool.submit(_load_llm_gated, options)
         tts_future = pool.submit(_load_tts, options)
+        lexicon_future = pool.submit(_warm_backfill_lexicon)
         model, llm_file, llm_ms, capabilities, probe_ms = llm_future.result()
         voice, tts_name, tts_ms = tts_future.result()
+        lexicon_future.result()
     load_ms = {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1), "capability_probe": round(probe_ms, 1)}
     return LoadedEngines(model, voice, llm_file, tts_name, load_ms, capabilities)
 

@@ -58,13 +58,13 @@ def _all_items(state: SessionState) -> list[Item]:
     return task + list(state.facts) + list(state.pending_steps) + list(p.constraints) + list(p.preferences) + names
 
 
-def _question_keys(question: str) -> set[str]:
+def question_keys(question: str) -> set[str]:
     return {k for k in content_stems(question) if k not in _QUESTION_WORDS}
 
 
 def ranked(state: SessionState, question: str, kinds: tuple[str, ...] | None = None) -> list[tuple[float, int, Item]]:
     """Items that could answer the question, best first."""
-    wanted = _question_keys(question)
+    wanted = question_keys(question)
     kinds = asked_kinds(question) if kinds is None else kinds
     items = _all_items(state)
     # What else was said in the same turn tells what a value is about ("She loves chocolate
@@ -98,7 +98,7 @@ def ranked(state: SessionState, question: str, kinds: tuple[str, ...] | None = N
 
 def answers_from_memory(state: SessionState, question: str) -> bool:
     """The user's own items speak to the question (it is about what they told us)."""
-    wanted = _question_keys(question)
+    wanted = question_keys(question)
     if not wanted:
         return False
     for _, _, item in ranked(state, question)[:3]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
-from sotto.agent.compose import answers_from_memory, ranked
+from sotto.agent.compose import answers_from_memory, question_keys, ranked
 from sotto.agent.reference import Reference
 from sotto.memory.rules import RuleResult
 from sotto.memory.state import SessionState
@@ -145,9 +145,9 @@ def _memory_answers(question: str, state: SessionState, lang: str) -> bool:
         return False
     if asked_kinds(question) or (_ZH_ABOUT_ME if lang == "zh" else _EN_ABOUT_ME).search(question):
         return True
-    # "What's the gate code?" names a key the user gave: the key itself matches.
-    wanted = content_stems(question)
-    return any(wanted & content_stems(item.key) for _, _, item in ranked(state, question)[:1] if item.key != item.value)
+    # "What's the gate code?" names what the user told us: every word it asks about is in the item.
+    wanted = question_keys(question)
+    return any(wanted <= content_stems(item.key) | content_stems(item.value) for _, _, item in ranked(state, question)[:1])
 
 
 def route_turn(

@@ -191,6 +191,9 @@ def run(args: argparse.Namespace) -> int:
 
     from sotto.agent.capability import capabilities_for
 
+    from sotto.backfill.lexicon import default_lexicon
+
+    default_lexicon()  # loaded before the first turn, as the voice pipeline does (sotto.pipeline)
     capabilities = capabilities_for(model)  # cached per model file; probed the first time
     agent = Agent(model, store, config=AgentConfig(
             model_update=args.update, reply_mode=args.reply, open_answer_deadline_ms=args.deadline_ms or None

@@ -41,7 +41,10 @@ def load_engines(config: EngineConfig, *, lang: str = "en") -> BuiltEngines:
     def gated() -> Any:
         from sotto.agent.capability import capabilities_for
 
+        from sotto.backfill.lexicon import default_lexicon
+
         llm = config.load_llm()
+        default_lexicon()  # the ASR backfill's lexicon, before the first turn needs it
         return llm, capabilities_for(llm)  # probed once per model file (or server), then cached
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="sotto-load") as pool:
