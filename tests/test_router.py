@@ -256,6 +256,9 @@ def test_the_ladder_acts_on_the_prediction() -> None:
     slow.on_prediction(1400.0, deep_work="the model's check of my notes")
     assert slow.next_step() == (0.0, ACKNOWLEDGE)  # at once, not at the 450 ms timer
     assert DEFER in [a for _, a in slow._steps]
+    late_but_composed = DegradationLadder(budgets)
+    late_but_composed.on_prediction(900.0, composed=True)  # e.g. slow speech synthesis: still no filler
+    assert ACKNOWLEDGE not in [a for _, a in late_but_composed._steps]
 
 
 def _slow_model_caps(clock: ManualClock) -> tuple[FakeAnsweringModel, ModelCapabilities]:

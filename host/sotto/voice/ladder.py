@@ -4,8 +4,8 @@ While the first answer sentence is not under way, the ladder's steps fire in ord
 their times after the final words: acknowledge (a cached phrase), shorten (one sentence),
 defer (skip the deep work and say so). Once the agent has routed the turn, its
 prediction of the first answer replaces the timers' guess (`on_prediction`): an answer
-predicted within the first-byte budget gets no acknowledgement at all (a composed answer
-never does), one predicted later gets it at once; and the deferral is dropped when
+predicted within the first-byte budget gets no acknowledgement at all, one predicted later
+gets it at once, and a composed answer never gets one (it is under way already); and the deferral is dropped when
 there is no deep work to defer. A prediction of the time to the first answer
 (`FirstAnswerPredictor`, injected into the turn engine) lets the ladder act before the
 timers: when the model could not even start before the acknowledgement is due, the turn
@@ -50,14 +50,15 @@ class DegradationLadder:
         predicted = self.predicted_first_answer_ms
         return self.enabled and predicted is not None and predicted > self.config.ack_after_ms
 
-    def on_prediction(self, first_answer_ms: float, *, deep_work: str = "") -> None:
-        """The agent's prediction (ms after the final words) replaces the timers' guess."""
+    def on_prediction(self, first_answer_ms: float, *, deep_work: str = "", composed: bool = False) -> None:
+        """The agent's prediction (ms after the final words) replaces the timers' guess. A
+        composed answer is under way already: a filler would only delay it."""
         self.predicted_first_answer_ms = first_answer_ms
         acknowledge = any(action == ACKNOWLEDGE for _, action in self._steps)
         steps = [(at, action) for at, action in self._steps if action != ACKNOWLEDGE]
         if not deep_work:
             steps = [(at, action) for at, action in steps if action != DEFER]  # nothing to defer: say nothing of it
-        if acknowledge and first_answer_ms > self.budgets.budgets[FIRST_BYTE].target_ms:
+        if acknowledge and not composed and first_answer_ms > self.budgets.budgets[FIRST_BYTE].target_ms:
             steps.insert(0, (0.0, ACKNOWLEDGE))  # due now: its audio is cached
         self._steps = steps
 

@@ -176,6 +176,7 @@ class Prediction:
 
     first_answer_ms: float
     deep_work: str
+    composed: bool  # answered by code at once: never a filler before it
 
 
 @dataclass(frozen=True)
@@ -383,9 +384,10 @@ class TurnRunner:
                     if item.first_sentence_ms is None:
                         continue  # no measured speed: the ladder's timers stand
                     elapsed = (self.clock.now() - request.received_t) * 1000.0
+                    composed = item.first_sentence_ms == 0.0
                     predicted = elapsed + item.first_sentence_ms + self.tts_estimate_ms
                     outcome.predicted_first_answer_ms = round(predicted, 1)
-                    await segments.put(Prediction(predicted, item.deep_work))
+                    await segments.put(Prediction(predicted, item.deep_work, composed))
                 elif isinstance(item, _Ended):
                     outcome.turn, outcome.reply_source, outcome.patch_skipped = item.turn, item.source, item.patch_skipped
                     failures = [r for r in item.rejected if r.startswith("model failed")]
@@ -479,7 +481,7 @@ class _Player:
                 return DEFERRED if deferred and not answer_started else COMPLETED
             if isinstance(item, Prediction):
                 if not answer_started:
-                    self.ladder.on_prediction(item.first_answer_ms, deep_work=item.deep_work)
+                    self.ladder.on_prediction(item.first_answer_ms, deep_work=item.deep_work, composed=item.composed)
                 continue
             if isinstance(item, BaseException):
                 self.outcome.errors.append(_describe(item))
