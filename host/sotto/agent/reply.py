@@ -44,7 +44,8 @@ NEXT_SENTENCE_TIMEOUT_S = 1.5  # a second sentence that is slower than this is n
 _DONE = object()
 MAX_SENTENCE_CHARS = 220
 _BAD_PHRASES = re.compile(
-    r"\b(?:as an ai|an ai\b|language model|i'm not sure|i am not sure|i don't know what|sorry to hear|misunderstanding|the user|assistant|i'm here to help)\b|用户|助手|人工智能",
+    r"\b(?:ai|language model|i'm not sure|i am not sure|i don't know what|sorry|misunderstanding|the user|assistant|i'm here to help"
+    r"|i'm unable|i am unable|i cannot|i can't|i'm just)\b|用户|助手|人工智能|抱歉|对不起",
     re.I,
 )
 # A sentence that asks rather than answers (a model echoing the question).

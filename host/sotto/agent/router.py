@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
-from sotto.agent.compose import answers_from_memory, question_keys, ranked
+from sotto.agent.compose import answers_from_memory, asks_to_recall_all, is_follow_up, question_keys, ranked
 from sotto.agent.reference import Reference
 from sotto.memory.rules import RuleResult
 from sotto.memory.state import SessionState
@@ -87,6 +87,8 @@ _ZH_LIVE = (
 # The user asks about their own data: first person, or asking us to recall.
 _EN_ABOUT_ME = re.compile(r"\b(?:my|mine|our|ours|again|did i|did we|you told|i told|i said|i asked)\b", re.I)
 _ZH_ABOUT_ME = re.compile(r"我|咱们|来着|刚才")
+_EN_FIRST_PERSON = re.compile(r"\b(?:i|my|mine|we|our|ours)\b", re.I)
+_ZH_FIRST_PERSON = re.compile(r"我|咱")
 _RECALL = re.compile(r"\b(?:again|did i|i told|i said|you told|what was|what's my|what is my|what are my)\b|来着|我说的|我刚才", re.I)
 
 
@@ -139,15 +141,25 @@ def _about_user(question: str, state: SessionState, lang: str) -> bool:
 
 
 def _memory_answers(question: str, state: SessionState, lang: str) -> bool:
-    """A memory question: the items speak to it, and it asks for a kind of value the
-    items hold (a time, a count, a name...) or refers to the user."""
-    if not answers_from_memory(state, question):
+    """A memory question: about what the user told us, so only the items can answer it."""
+    if asks_to_recall_all(question, lang) or is_follow_up(question, state):
+        return True  # "Can you read back my order?", "And on the other days?"
+    kinds = asked_kinds(question)
+    first_person = (_ZH_FIRST_PERSON if lang == "zh" else _EN_FIRST_PERSON).search(question) is not None
+    if kinds and first_person:
+        return True  # "What time is my appointment?": only the user could have told us (else: not noted)
+    scored = ranked(state, question)
+    if not scored:
         return False
-    if asked_kinds(question) or (_ZH_ABOUT_ME if lang == "zh" else _EN_ABOUT_ME).search(question):
-        return True
-    # "What's the gate code?" names what the user told us: every word it asks about is in the item.
+    score, _, top = scored[0]
     wanted = question_keys(question)
-    return any(wanted <= content_stems(item.key) | content_stems(item.value) for _, _, item in ranked(state, question)[:1])
+    said = content_stems(top.key) | content_stems(top.value)
+    if kinds and top.kind == kinds[0] and score > 3.0:
+        return True  # a value of the kind asked for, about what the question names ("Where is the cake from?")
+    if (_ZH_ABOUT_ME if lang == "zh" else _EN_ABOUT_ME).search(question) and answers_from_memory(state, question):
+        return True  # "What do I need to bring again?"
+    # "What's the gate code?" names what the user told us: every word it asks about is in the item.
+    return bool(wanted) and wanted <= said
 
 
 def route_turn(
