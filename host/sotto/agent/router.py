@@ -89,6 +89,9 @@ _EN_ABOUT_ME = re.compile(r"\b(?:my|mine|our|ours|again|did i|did we|you told|i 
 _ZH_ABOUT_ME = re.compile(r"我|咱们|来着|刚才")
 _EN_FIRST_PERSON = re.compile(r"\b(?:i|my|mine|we|our|ours)\b", re.I)
 _ZH_FIRST_PERSON = re.compile(r"我|咱")
+_EN_ANAPHORA = re.compile(r"\b(?:he|she|him|her|his|they|them|their|it|that|this|there|then)\b", re.I)
+_ZH_ANAPHORA = re.compile(r"他|她|它|那|这|其")
+_ZH_QUESTION_WORDS = re.compile(r"什么时候|几点|几号|什么|哪里|哪儿|哪|谁|多少|几|来着|怎么")
 _RECALL = re.compile(r"\b(?:again|did i|i told|i said|you told|what was|what's my|what is my|what are my)\b|来着|我说的|我刚才", re.I)
 
 
@@ -145,21 +148,26 @@ def _memory_answers(question: str, state: SessionState, lang: str) -> bool:
     if asks_to_recall_all(question, lang) or is_follow_up(question, state):
         return True  # "Can you read back my order?", "And on the other days?"
     kinds = asked_kinds(question)
-    first_person = (_ZH_FIRST_PERSON if lang == "zh" else _EN_FIRST_PERSON).search(question) is not None
+    zh = lang == "zh"
+    first_person = (_ZH_FIRST_PERSON if zh else _EN_FIRST_PERSON).search(question) is not None
     if kinds and first_person:
         return True  # "What time is my appointment?": only the user could have told us (else: not noted)
     scored = ranked(state, question)
     if not scored:
         return False
-    score, _, top = scored[0]
-    wanted = question_keys(question)
-    said = content_stems(top.key) | content_stems(top.value)
-    if kinds and top.kind == kinds[0] and score > 3.0:
-        return True  # a value of the kind asked for, about what the question names ("Where is the cake from?")
-    if (_ZH_ABOUT_ME if lang == "zh" else _EN_ABOUT_ME).search(question) and answers_from_memory(state, question):
-        return True  # "What do I need to bring again?"
-    # "What's the gate code?" names what the user told us: every word it asks about is in the item.
-    return bool(wanted) and wanted <= said
+    wanted = question_keys(_ZH_QUESTION_WORDS.sub("，", question) if zh else question)
+    items = [item for _, _, item in scored]
+    anaphoric = (_ZH_ANAPHORA if zh else _EN_ANAPHORA).search(question) is not None
+    talked_about = set().union(*(content_stems(i.key) | content_stems(i.value) for i in items))
+    if kinds and any(i.kind in kinds for i in items):
+        # A value of the kind asked for, about something the user talked about, or about
+        # someone or something already under discussion ("What time does he eat?", "几点开始？").
+        if anaphoric or len(wanted) <= 1 or wanted & talked_about:
+            return True
+    if (first_person or anaphoric or (_ZH_ABOUT_ME if zh else _EN_ABOUT_ME).search(question)) and answers_from_memory(state, question):
+        return True  # "What do I need to bring again?", "What milk am I getting?", "她对什么过敏？"
+    # "What's the gate code?" names what the user told us: every word it asks about is in an item.
+    return bool(wanted) and any(wanted <= content_stems(i.key) | content_stems(i.value) for i in items[:1])
 
 
 def route_turn(
