@@ -73,12 +73,19 @@ class FakeLanguageModel:
     ) -> Iterator[str]:
         self._check(messages, max_tokens)
         self.stream_calls.append(list(messages))
-        text = self.replies[min(len(self.stream_calls) - 1, len(self.replies) - 1)]
+        text = self._reply_for(messages)
         try:
             for i in range(0, len(text), 3):
+                self._piece_cost()
                 yield text[i : i + 3]
         finally:
             self.streams_closed += 1
+
+    def _reply_for(self, messages: Sequence[ChatMessage]) -> str:
+        return self.replies[min(len(self.stream_calls) - 1, len(self.replies) - 1)]
+
+    def _piece_cost(self) -> None:
+        """What generating one piece costs (nothing: the fake is instant)."""
 
 
 class SlowPatchModel(FakeLanguageModel):
@@ -109,25 +116,13 @@ class FakeAnsweringModel(FakeLanguageModel):
         self.clock = clock
         self.piece_s = piece_s
 
-    def stream(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        max_tokens: int,
-        temperature: float = 0.0,
-        stop: Sequence[str] = (),
-    ) -> Iterator[str]:
-        self._check(messages, max_tokens)
-        self.stream_calls.append(list(messages))
+    def _reply_for(self, messages: Sequence[ChatMessage]) -> str:
         question = messages[-1].content
-        text = next((a for q, a in self.answers.items() if question.startswith(q)), self.default)
-        try:
-            for i in range(0, len(text), 3):
-                if self.clock is not None:
-                    self.clock.advance(self.piece_s)  # type: ignore[attr-defined]
-                yield text[i : i + 3]
-        finally:
-            self.streams_closed += 1
+        return next((a for q, a in self.answers.items() if question.startswith(q)), self.default)
+
+    def _piece_cost(self) -> None:
+        if self.clock is not None:
+            self.clock.advance(self.piece_s)  # type: ignore[attr-defined]
 
 
 # Right answers to the capability probe's open questions (sotto.agent.capability.OPEN_PROBES).
