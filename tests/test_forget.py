@@ -79,7 +79,7 @@ def test_retention_expires_old_sessions_profiles_and_traces(home: Path) -> None:
     assert "old" in done.sessions and str(old_file) in done.trace_files
     store.close()
     assert MARKER.encode() not in _all_bytes(home)
-    # At start-up: a store opened with a short retention drops what is past it.
+    # Opening a store deletes nothing; a command that opens it runs the retention first.
     store = Store()
     _session_with_marker(store, "again")
     store.close()
@@ -87,6 +87,8 @@ def test_retention_expires_old_sessions_profiles_and_traces(home: Path) -> None:
     try:
         time.sleep(0.2)
         Store().close()
+        assert MARKER.encode() in _all_bytes(home)
+        assert main(["state"]) == 0
     finally:
         del os.environ["SOTTO_RETENTION_DAYS"]
     assert MARKER.encode() not in _all_bytes(home)
@@ -99,7 +101,7 @@ def test_write_time_redaction_in_jsonl_and_store(home: Path, monkeypatch: pytest
     store.close()
     data = _all_bytes(home)
     assert MARKER.encode() not in b"".join(p.read_bytes() for p in paths.traces_dir().glob("*.jsonl"))
-    events = Store(apply_retention=False).traces("r")
+    events = Store().traces("r")
     assert events and all(MARKER not in json.dumps(e) for e in events)
     assert any("[redacted" in json.dumps(e) for e in events)
     assert b"[redacted" in data

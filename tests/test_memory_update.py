@@ -147,3 +147,25 @@ def test_forty_turns_stay_bounded() -> None:
     lines = [f"Item {n}: order {n + 2} boxes of screws for bay {n}." for n in range(40)]
     state = say(*lines)
     assert len(state.facts) <= FACTS_MAX and len(state.to_json()) < 16_000
+
+
+def test_a_forty_turn_session_never_overflows_the_prompt(tmp_path: object) -> None:
+    """Every model call of a 40-turn session fits a 2048-token context (the state is bounded)."""
+    from pathlib import Path
+
+    from fakes_llm import FakeLanguageModel
+
+    from sotto.agent.core import Agent, AgentConfig
+    from sotto.memory.prompts import UPDATE_INSTRUCTION, fit_messages
+    from sotto.memory.store import Store
+
+    model = FakeLanguageModel(n_ctx=2048)
+    agent = Agent(model, Store(Path(str(tmp_path)) / "m.db"), config=AgentConfig(model_update="off", reply_mode="composed"))
+    for n in range(40):
+        words = f"Note {n}: the crate for bay {n} holds {n + 3} boxes of hinges from Harlow Supplies, delivered by Tomasz on the {n % 28 + 1}th."
+        result = agent.run_turn("long", words)
+        assert result.context_overflows == 0
+        fitted = fit_messages(model, result.state, words, UPDATE_INSTRUCTION, 72)
+        assert fitted is not None
+        messages, _, dropped = fitted
+        assert sum(model.count_tokens(m.content) for m in messages) + 72 <= model.n_ctx

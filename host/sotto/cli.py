@@ -14,7 +14,8 @@ import sys
 from typing import Protocol, Sequence
 
 from sotto import __version__
-from sotto.errors import SottoError
+from sotto.errors import InputRefused, SottoError
+from sotto.untrusted import has_lone_surrogate
 
 # name -> (module, one-line help). Order is the order shown by `sotto --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -68,6 +69,15 @@ def build_command_parser(name: str) -> tuple[argparse.ArgumentParser, CommandMod
     return parser, module
 
 
+def _check_arguments(argv: Sequence[str]) -> None:
+    """Bytes that are not UTF-8 arrive as lone surrogates (Python's surrogateescape): such an
+    argument could be neither stored nor printed, so it is refused here, for every command."""
+    for number, arg in enumerate(argv, 1):
+        if has_lone_surrogate(arg):
+            raise InputRefused(f"argument {number} ({arg.encode('utf-8', 'backslashreplace').decode()[:60]}) "
+                               f"is not valid UTF-8 text", hint="sotto takes UTF-8 arguments")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = available_commands()
@@ -80,9 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if name not in commands:
         print(f"sotto: unknown command {name!r}; choose from {', '.join(commands)}", file=sys.stderr)
         return 2
-    parser, module = build_command_parser(name)
-    args = parser.parse_args(rest)
     try:
+        _check_arguments(rest)
+        parser, module = build_command_parser(name)
+        args = parser.parse_args(rest)
         return int(module.run(args) or 0)
     except SottoError as exc:
         print(f"error[{exc.code}]: {exc}", file=sys.stderr)

@@ -136,3 +136,33 @@ class ServeNeedsToken(ServeError):
 
     code = "serve_needs_token"
     exit_status = 2
+
+
+class InvalidSessionId(StoreError):
+    """A session id outside the one alphabet every surface accepts (see sotto.ids). A StoreError,
+    as the two checks it replaces were: the id names stored rows and files."""
+
+    code = "session_id_invalid"
+    exit_status = 2
+
+
+class InputRefused(SottoError):
+    """Untrusted input (a file, a message, an argument) that sotto will not read: too large,
+    too deeply nested, not text, or of the wrong shape."""
+
+    code = "input_refused"
+    exit_status = 2
+
+
+class StoreDamaged(StoreError):
+    """The SQLite file is not a readable database (damaged page, truncated, another format)."""
+
+    code = "store_damaged"
+    exit_status = 3
+
+
+class BoardGone(LinkError):
+    """The board stopped answering for longer than the session's grace period."""
+
+    code = "link_board_gone"
+    exit_status = 3

@@ -46,6 +46,7 @@ from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
 from sotto.memory.profile import Profile, profile_key, promote, seed_state
+from sotto.untrusted import clean_text
 
 MAX_WORDS_CHARS = 600
 
@@ -231,7 +232,7 @@ class Agent:
             updated = promote(current, state)
             if updated.is_empty():
                 continue
-            self.store.put_profile(updated)
+            self.store.put_profile(updated, source_session=session_id)  # new items remember their session
             written.append(key)
         if written:
             self.store.append_trace(session_id, {"type": "profile_promoted", "profiles": written})
@@ -276,7 +277,7 @@ class Agent:
         `prior_side_effects` (actions that already ran in an interrupted turn) are noted
         in the state and mentioned at the start of the reply.
         """
-        words = " ".join(words.split())[:MAX_WORDS_CHARS]
+        words = " ".join(clean_text(words).split())[:MAX_WORDS_CHARS]  # no NUL/control/lone surrogate is stored
         self._model_lock.acquire()  # released by Turn.finish()
         try:
             before = self.open_session(session_id) if self.store.latest(session_id) is None else self.store.ensure_session(session_id)

@@ -8,14 +8,16 @@ are counted, never fatal.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from sotto.agent.capability import ModelCapabilities
+from sotto.errors import InputRefused
+from sotto.ids import SessionId
 from sotto.memory.store import Store
 from sotto.metrics import percentile
+from sotto.untrusted import load_json
 
 LATENCY_METRICS = ("first_byte_ms", "first_answer_ms", "total_turn_ms", "barge_in_ms")
 
@@ -110,9 +112,12 @@ class Stats:
         return out
 
 
+MAX_TRACE_LINE = 1_000_000  # a longer line is not an event sotto wrote: counted unreadable
+
+
 def trace_files(folder: Path, session: str | None = None) -> list[Path]:
     if session is not None:
-        path = folder / f"{session}.jsonl"
+        path = SessionId(session).file_in(folder, ".jsonl")
         return [path] if path.is_file() else []
     return sorted(folder.glob("*.jsonl"))
 
@@ -126,8 +131,8 @@ def collect(folder: Path, store: Store | None, *, session: str | None = None,
     for path in trace_files(folder, session):
         for line in _lines(path):
             try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
+                event = load_json(line, what="trace line", max_bytes=MAX_TRACE_LINE)
+            except InputRefused:
                 stats.unreadable_lines += 1
                 continue
             if isinstance(event, dict):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Iterable
 
 from sotto.errors import ConfigError
+from sotto.untrusted import ascii_int
 
 _EN_FILE = "common_en.txt"
 _ZH_FILE = "common_zh.txt"
@@ -84,7 +85,7 @@ def jieba_words(min_freq: int = JIEBA_MIN_FREQ) -> list[str]:
         with path.open(encoding="utf-8") as handle:
             for line in handle:
                 parts = line.split()
-                if len(parts) >= 2 and 2 <= len(parts[0]) <= _ZH_MAX_WORD and parts[1].isdigit() and int(parts[1]) >= min_freq:
+                if len(parts) >= 2 and 2 <= len(parts[0]) <= _ZH_MAX_WORD and (ascii_int(parts[1]) or 0) >= min_freq:
                     words.append(parts[0])
     except OSError:
         return []

@@ -28,15 +28,19 @@ def run(args: argparse.Namespace) -> int:
 
     from sotto.agent import Agent, AgentConfig
     from sotto.engines import llm as llm_engine
-    from sotto.memory.store import Store, check_session_id
+    from sotto.ids import SessionId
+    from sotto.memory.store import Store
+    from sotto.privacy.forget import apply_retention
+    from sotto.untrusted import clean_text, has_lone_surrogate
 
     console = Console()
-    session = check_session_id(args.session or time.strftime("chat-%Y%m%d-%H%M%S"))
+    session = SessionId(args.session or time.strftime("chat-%Y%m%d-%H%M%S"))
     from sotto.knowledge import load_configured_knowledge
 
     knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the model loads
     model = llm_engine.load(args.model, n_ctx=args.n_ctx)
     store = Store()
+    apply_retention(store)
     from sotto.agent.capability import capabilities_for
 
     agent = Agent(model, store, config=AgentConfig(model_update=args.update, reply_mode=args.reply), knowledge=knowledge,
@@ -47,10 +51,17 @@ def run(args: argparse.Namespace) -> int:
     console.print("Type /state to see the memory, /quit to leave.", style="dim")
     try:
         while True:
+            line: str | None
             try:
-                words = console.input("[bold green]you>[/] ").strip()
+                line = console.input("[bold green]you>[/] ")
             except EOFError:
                 break
+            except UnicodeDecodeError:  # a strict-UTF-8 terminal read bytes that are not UTF-8
+                line = None
+            if line is None or has_lone_surrogate(line):  # not UTF-8: refused, not half-kept
+                console.print("that line is not UTF-8 text; it was skipped", style="yellow")
+                continue
+            words = clean_text(line).strip()
             if not words:
                 continue
             if words in ("/quit", "/exit"):

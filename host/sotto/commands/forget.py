@@ -1,11 +1,12 @@
 """`sotto forget SESSION | --profile USER | --expired [--retention-days N]`: delete personal data.
 
 A session is deleted everywhere: its state versions and diffs, trace rows and binding
-in the store, and its JSON-lines trace file; the store is then checkpointed and
+in the store, its JSON-lines trace file, the items it put into long-term profiles (and
+their copies in sessions those profiles seeded); the store is then checkpointed and
 vacuumed so nothing of it stays in the database files. `--profile` deletes a long-term
-profile and the sessions bound to it. `--expired` deletes what is older than the
-retention (default 30 days, SOTTO_RETENTION_DAYS); every command that opens the store
-also does this at start-up.
+profile, the sessions bound to it or that contributed to it. `--expired` deletes what
+is older than the retention (default 30 days, SOTTO_RETENTION_DAYS); every command that
+opens the store also does this at start-up.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 
+from sotto.ids import SessionId
 from sotto.memory.store import Store
-from sotto.privacy.forget import Forgotten, expire, forget_profile, forget_session, retention_days
 from sotto.memory.profile import profile_key
+from sotto.privacy.forget import Forgotten, apply_retention, expire, forget_profile, forget_session, retention_days
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,11 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _report(done: Forgotten, as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"sessions": done.sessions, "profiles": done.profiles, "trace_files": done.trace_files}))
+        print(json.dumps({"sessions": done.sessions, "profiles": done.profiles, "trace_files": done.trace_files,
+                          "profiles_cleaned": done.profiles_cleaned, "sessions_cleaned": done.sessions_cleaned}))
         return
     print(f"deleted {len(done.sessions)} session(s), {len(done.profiles)} profile(s), {len(done.trace_files)} trace file(s)")
     for item in done.sessions + done.profiles + done.trace_files:
         print(f"  {item}")
+    if done.profiles_cleaned or done.sessions_cleaned:
+        print(f"removed their items from {len(done.profiles_cleaned)} profile(s) and {len(done.sessions_cleaned)} "
+              f"other session(s) seeded from them")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,24 +46,29 @@ def run(args: argparse.Namespace) -> int:
     if chosen != 1:
         print("sotto forget: give one of SESSION, --profile USER or --expired")
         return 2
-    # Retention at start-up would use the default; --expired applies the one asked for.
-    store = Store(apply_retention=not args.expired)
+    # Checked before the store opens: a path or any other bad id is refused, never unlinked.
+    session = SessionId(args.session) if args.session else None
+    key = profile_key(args.profile) if args.profile else None
+    store = Store()
     try:
+        if not args.expired:  # --expired applies the retention asked for instead of the default
+            apply_retention(store)
         if args.expired:
             days = retention_days(args.retention_days)
             if days is None:
                 print("sotto forget: retention is off (0 days); nothing expires")
                 return 0
             done = expire(store, days)
-        elif args.profile:
-            done = forget_profile(store, profile_key(args.profile))
+        elif key is not None:
+            done = forget_profile(store, key)
             if not done.profiles and not done.sessions:
-                print(f"sotto forget: no profile {profile_key(args.profile)!r}")
+                print(f"sotto forget: no profile {key!r}")
                 return 1
         else:
-            done = forget_session(store, args.session)
+            assert session is not None
+            done = forget_session(store, session)
             if not done.sessions and not done.trace_files:
-                print(f"sotto forget: no session {args.session!r}")
+                print(f"sotto forget: no session {session!r}")
                 return 1
         _report(done, args.json)
         return 0

@@ -25,14 +25,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sotto.privacy.forget import apply_retention
+    from sotto.untrusted import clean_text
+
+    # Text from a terminal or a script: no control character or lone surrogate (invalid UTF-8) is stored.
+    args.set = [clean_text(a) for a in args.set]
+    args.remove = [clean_text(a) for a in args.remove]
+    key = profile_key(clean_text(args.user)) if args.user else None
     store = Store()
     try:
+        apply_retention(store)
         if not args.user:
-            for key, updated_at in store.profiles():
+            for listed, updated_at in store.profiles():
                 when = datetime.datetime.fromtimestamp(updated_at).strftime("%Y-%m-%d %H:%M:%S")
-                print(json.dumps({"profile": key, "updated_at": updated_at}) if args.json else f"{key}\t{when}")
+                print(json.dumps({"profile": listed, "updated_at": updated_at}) if args.json else f"{listed}\t{when}")
             return 0
-        key = profile_key(args.user)
+        assert key is not None
         current = store.profile(key)
         if args.set or args.remove:
             try:

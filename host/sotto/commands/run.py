@@ -3,7 +3,9 @@
 Speech recognition is Vosk for `--lang` (a model must be installed, or given with
 --asr-model). With `--text`, lines typed on the terminal are turns too (and the only
 turns when no Vosk model fits the language): typed while the board speaks, a line
-interrupts the reply like speech does. Ctrl+C closes the session (status cancelled).
+interrupts the reply like speech does. Ctrl+C closes the session (status cancelled) and
+exits 0; a session that ends on its own (the board gone for longer than the grace
+period, a failed link) is an error: exit status 3, so a service manager can restart it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from sotto.errors import ConfigError
+from sotto.errors import BoardGone, ConfigError
+from sotto.ids import SessionId
 
 if TYPE_CHECKING:
     from sotto.knowledge.base import KnowledgeBase
@@ -55,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.baud < 1200 or args.baud > 12_000_000:
         raise ConfigError("--baud must be between 1200 and 12000000")
+    if args.session is not None:
+        SessionId(args.session)  # a bad id fails before the port and the models
     if args.profile is not None:
         from sotto.memory.profile import profile_key
 
@@ -67,6 +72,18 @@ def run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("sotto run: stopped", file=sys.stderr)  # the session closed as cancelled
     return 0
+
+
+MAX_BOARD_PART = 40  # of the default session id: the board's name, then the start time
+
+
+def raise_if_board_lost(status: str, reason: str) -> None:
+    """A session that closed itself as cancelled (nobody pressed Ctrl+C: the board was gone
+    past the grace period, or the link failed) is an error for `sotto run`."""
+    if status == "cancelled":
+        raise BoardGone(f"the session ended: {reason}",
+                        hint="check the cable, the board's power and its firmware; run again with the same "
+                             "--session to continue the same conversation")
 
 
 def _print_turn(args: argparse.Namespace, record: dict[str, Any]) -> None:
@@ -103,6 +120,7 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
                       knowledge: "KnowledgeBase | None" = None) -> None:
     from sotto.errors import ModelNotFound
     from sotto.memory.store import Store
+    from sotto.privacy.forget import apply_retention
     from sotto.pipeline import Pipeline, load_engines, make_recognizer
     from sotto.voice.typed_turns import TypedTurnsRecognizer, read_lines_forever
     from sotto.voice import events as ev
@@ -122,11 +140,14 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
     assert recognizer is not None
     print(f"sotto run: llm {engines.llm_file}, tts {engines.tts_name}, asr {asr_label}", file=sys.stderr, flush=True)
     store = Store()
+    apply_retention(store)
     pipeline = Pipeline(engines, store, lang=args.lang, knowledge=knowledge)
     stop_reading = threading.Event()
     try:
-        session_id = args.session or f"{link.board_name}-{time.strftime('%Y%m%d-%H%M%S')}".replace("/", "_")
-        session_id = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in session_id)[:100]
+        # The board names itself in its HELLO: untrusted text, made into a valid id (one per run).
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        session_id = SessionId(args.session) if args.session else SessionId.derive(
+            f"{link.board_name[:MAX_BOARD_PART]}-{stamp}", fallback=f"board-{stamp}")
 
         def on_event(event: TraceEvent) -> None:
             if event.type == ev.TURN_COMPLETED:
@@ -144,9 +165,10 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
             print("sotto run: type a line and press Enter to speak to the agent; Ctrl+C to stop", file=sys.stderr,
                   flush=True)
         try:
-            await session.run()
+            usage = await session.run()  # Ctrl+C or SIGTERM raise CancelledError out of here instead
         finally:
             print(json.dumps(session.usage.summary(), ensure_ascii=False), file=sys.stderr, flush=True)
+        raise_if_board_lost(usage.status, usage.close_reason)
     finally:
         stop_reading.set()
         pipeline.close()

@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en", help="language of text turns and default for audio (default en)")
     parser.add_argument("--db", type=Path, default=None, help="working-memory store (default: the sotto data dir)")
     parser.add_argument("--max-sessions", type=int, default=32, help="sessions kept live at once (default 32)")
+    parser.add_argument("--max-sessions-per-client", type=int, default=8, metavar="N",
+                        help="sessions one client address may hold at once (default 8; loopback clients share one "
+                             "address, so raise it for `sotto bench serve --url` with more clients)")
     add_engine_arguments(parser)
 
 
@@ -35,11 +38,13 @@ def run(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("SOTTO_SERVE_TOKEN") or None
     if not 0 <= args.port < 65536:
         raise ConfigError(f"--port {args.port} is not a port number")
-    if args.max_sessions < 1:
-        raise ConfigError("--max-sessions must be at least 1")
+    if args.max_sessions < 1 or args.max_sessions_per_client < 1:
+        raise ConfigError("--max-sessions and --max-sessions-per-client must be at least 1")
     check_bind(args.host, token)  # before loading any model: refuse fast
     options = ServeOptions(host=args.host, port=args.port, token=token, lang=args.lang,
-                           limits=ServeLimits(max_sessions=args.max_sessions))
+                           limits=ServeLimits(max_sessions=args.max_sessions,
+                                              max_sessions_per_client=args.max_sessions_per_client,
+                                              max_connections_per_client=2 * args.max_sessions_per_client))
     config = EngineConfig.from_args(args)
     return asyncio.run(_serve(options, config, args.db))
 
@@ -48,7 +53,7 @@ async def _serve(options: "ServeOptions", config: EngineConfig, db: Path | None)
     from sotto.server.build import build_server, load_engines
 
     engines = await asyncio.to_thread(load_engines, config, lang=options.lang)
-    server = build_server(engines, options, db_path=db)
+    server = build_server(engines, options, db_path=db, retention=True)
     await server.start()
     print(json.dumps({"listening": f"{server.url}/ws/{{session_id}}", "token_required": options.token is not None,
                       **engines.labels(config), "load_ms": engines.load_ms}), flush=True)

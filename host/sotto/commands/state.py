@@ -14,10 +14,13 @@ import json
 import shlex
 
 from sotto.errors import StoreError
+from sotto.ids import SessionId
 from sotto.memory.diff import diff_states
 from sotto.memory.edit import edit_state
 from sotto.memory.patch import StatePatch, apply_patch
 from sotto.memory.store import Store
+from sotto.privacy.forget import apply_retention
+from sotto.untrusted import clean_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,19 +40,25 @@ def _when(ts: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    session = SessionId(args.session) if args.session else None
+    # Arguments are text from a terminal or a script: no control character or lone surrogate
+    # (invalid UTF-8) reaches the stored state or its edit note.
+    args.set = [clean_text(a) for a in args.set]
+    drop = clean_text(args.drop) if args.drop else ""
     store = Store()
     try:
-        if not args.session:
+        apply_retention(store)
+        if session is None:
             for sid, updated, version in store.sessions():
                 if args.json:
                     print(json.dumps({"session": sid, "updated_at": updated, "version": version}))
                 else:
                     print(f"{sid}\tversion {version}\t{_when(updated)}")
             return 0
-        history = store.history(args.session)
+        history = store.history(session)
         latest = history[-1]
-        if args.rollback is not None or args.drop or args.set:
-            if sum(bool(x) for x in (args.rollback is not None, args.drop, args.set)) > 1:
+        if args.rollback is not None or drop or args.set:
+            if sum(bool(x) for x in (args.rollback is not None, drop, args.set)) > 1:
                 print("sotto state: use one of --rollback, --drop, --set at a time")
                 return 2
             state = latest.state
@@ -62,24 +71,24 @@ def run(args: argparse.Namespace) -> int:
                     print(f"sotto state: {exc}")
                     return 2
                 changes = diff_states(state, new)
-                command = "sotto state " + args.session + "".join(f" --set {shlex.quote(a)}" for a in args.set)
+                command = "sotto state " + session + "".join(f" --set {shlex.quote(a)}" for a in args.set)
             elif args.rollback is not None:
                 match = [h for h in history if h.version == args.rollback]
                 if not match:
                     print(f"sotto state: no version {args.rollback} (0..{latest.version})")
                     return 2
                 new = match[0].state.copy()
-                new.session_id = args.session
+                new.session_id = session
                 changes = diff_states(state, new)
-                command = f"sotto state {args.session} --rollback {args.rollback}"
+                command = f"sotto state {session} --rollback {args.rollback}"
             else:
-                applied = apply_patch(state, StatePatch(drop_items=[args.drop]))
+                applied = apply_patch(state, StatePatch(drop_items=[drop]))
                 new, changes = applied.state, applied.changes
-                command = f"sotto state {args.session} --drop {shlex.quote(args.drop)}"
+                command = f"sotto state {session} --drop {shlex.quote(drop)}"
             new.touch()
             version = store.commit(new, turn=latest.turn, source="user-edit", changes=changes, note=command)
             print(f"version {version}: {len(changes)} change(s)")
-            history = store.history(args.session)
+            history = store.history(session)
             latest = history[-1]
         if args.json:
             if args.diff:
@@ -99,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                     op = {"add": "[green]+[/]", "remove": "[red]-[/]"}.get(c["op"], "[yellow]~[/]")
                     text = c["new"] if c["op"] == "add" else c["old"] if c["op"] == "remove" else f"{c['old']!r} -> {c['new']!r}"
                     console.print(f"   {op} {c['field']}: {text}", markup=True, highlight=False)
-        console.print(f"[bold]{args.session}[/] version {latest.version} (turn {latest.turn}, {latest.source})")
+        console.print(f"[bold]{session}[/] version {latest.version} (turn {latest.turn}, {latest.source})")
         console.print(JSON(latest.state.to_json()))
         return 0
     finally:

@@ -17,11 +17,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sotto.ids import SessionId
+    from sotto.privacy.forget import apply_retention
+
+    session = SessionId(args.session) if args.session else None
     store = Store()
     try:
         from sotto.agent.capability import CapabilityCache
 
-        summary = collect(paths.traces_dir(), store, session=args.session, capabilities=CapabilityCache().all()).summary()
+        apply_retention(store)
+        summary = collect(paths.traces_dir(), store, session=session, capabilities=CapabilityCache().all()).summary()
     finally:
         store.close()
     if args.json:

@@ -40,6 +40,16 @@ def _redacted(event: TraceEvent) -> TraceEvent:
     return TraceEvent(event.type, event.session_id, event.turn_id, event.t_ms, data)
 
 
+def _describe_or_raw(event: TraceEvent) -> str:
+    """The readable line; an event whose fields have unexpected types (a hand-edited or foreign
+    file) is shown field by field instead of failing the whole listing."""
+    try:
+        return _describe(event)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        head = f"{event.t_ms / 1000:9.3f}s  {'session' if event.turn_id is None else f'turn {event.turn_id}':<8} {event.type:<20}"
+        return f"{head} " + ", ".join(f"{k}={v!r}" for k, v in event.data.items())
+
+
 def _describe(event: TraceEvent) -> str:
     d: dict[str, Any] = event.data
     turn = f"turn {event.turn_id}" if event.turn_id is not None else "session"
@@ -73,15 +83,15 @@ def run(args: argparse.Namespace) -> int:
     for event in read_trace(session):
         if args.redact:
             event = _redacted(event)
-        if event.type == ev.SESSION_CLOSED:
-            summary = event.data.get("usage")
+        if event.type == ev.SESSION_CLOSED and isinstance(event.data.get("usage"), dict):
+            summary = event.data["usage"]
         if args.type and event.type not in args.type:
             continue
         shown += 1
         if args.json:
             print(json.dumps(event.to_json_dict(), ensure_ascii=False))
         else:
-            print(_describe(event))
+            print(_describe_or_raw(event))
     if not args.json and summary and not args.type:
         keys = ("turns", "interrupted_turns", "degraded_turns", "failed_attempts", "first_byte_ms_p50",
                 "first_answer_ms_p50", "total_turn_ms_p50", "barge_in_ms_p95")

@@ -8,7 +8,6 @@ files under `sotto.paths.cache_dir()/demo`, keyed by voice and text.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,7 +17,9 @@ import numpy as np
 
 from sotto import paths
 from sotto.engines.base import SpeechSynthesizer
-from sotto.errors import AudioFormatError, ConfigError
+from sotto.errors import AudioFormatError, ConfigError, InputRefused
+from sotto.memory.evaluation import MAX_SCRIPT_BYTES
+from sotto.untrusted import read_json_file
 
 MAX_TURNS = 50
 MAX_USER_CHARS = 400
@@ -51,14 +52,12 @@ def builtin_script_path() -> Path:
 def load_demo_script(path: str | Path | None = None) -> DemoScript:
     """Read and check a demo script; ConfigError says what is wrong and where."""
     source = Path(path) if path is not None else builtin_script_path()
-    try:
-        data: Any = json.loads(source.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{source}: no such script file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{source}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{source}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if not source.exists():
+        raise ConfigError(f"{source}: no such script file")
+    try:  # bounded before the read, nesting refused
+        data: Any = read_json_file(source, what="demo script", max_bytes=MAX_SCRIPT_BYTES)
+    except InputRefused as exc:
+        raise ConfigError(exc.message) from None
     if not isinstance(data, dict) or not isinstance(data.get("turns"), list) or not data["turns"]:
         raise ConfigError(f"{source}: a memory script needs a non-empty \"turns\" list")
     if len(data["turns"]) > MAX_TURNS:

@@ -22,15 +22,16 @@ Flags override the file.
 from __future__ import annotations
 
 import argparse
-import json
 import threading
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from sotto.engines.base import LanguageModel, Recognizer, SpeechSynthesizer
-from sotto.errors import ConfigError, ModelNotFound
+from sotto.errors import ConfigError, InputRefused, ModelNotFound
+from sotto.untrusted import load_json, read_bounded
 
+MAX_CONFIG_BYTES = 100_000  # an engine config is a few lines
 _FILE_KEYS = {
     ("llm", "url"): "llm_url",
     ("llm", "model"): "llm_model",
@@ -64,17 +65,18 @@ class EngineConfig:
     def from_file(cls, path: str | Path) -> "EngineConfig":
         file = Path(path).expanduser()
         try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read engine config {file}: {exc}") from exc
-        try:
+            raw = read_bounded(file, what="engine config", max_bytes=MAX_CONFIG_BYTES)
             if file.suffix == ".json":
-                data = json.loads(text)
+                data = load_json(raw, what=f"engine config {file}", max_bytes=MAX_CONFIG_BYTES)
             else:
                 import tomllib
 
-                data = tomllib.loads(text)
-        except (ValueError, json.JSONDecodeError) as exc:
+                data = tomllib.loads(raw.decode("utf-8"))
+        except InputRefused as exc:
+            raise ConfigError(exc.message) from None
+        except RecursionError:
+            raise ConfigError(f"engine config {file} nests too deeply") from None
+        except ValueError as exc:  # TOML syntax, or not UTF-8
             raise ConfigError(f"engine config {file} is not valid {'JSON' if file.suffix == '.json' else 'TOML'}: {exc}") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"engine config {file} must hold a table/object")

@@ -23,6 +23,7 @@ import sotto  # noqa: F401  (sets ORT_DISABLE_TELEMETRY before onnxruntime loads
 from sotto.engines.base import SpeechAudio
 from sotto.errors import ModelLoadFailed, ModelNotFound
 from sotto.text.sentences import split_sentences
+from sotto.untrusted import clean_text
 
 if TYPE_CHECKING:
     from piper import PiperVoice
@@ -71,6 +72,7 @@ class PiperVoiceEngine:
 
     def synthesize_sentence(self, sentence: str) -> SpeechAudio:
         """The whole text as one chunk (Piper may phonemise it as several sentences)."""
+        sentence = clean_text(sentence)  # Piper refuses an embedded NUL; a control character is never speech
         start = time.perf_counter()
         pcm = b"".join(chunk.audio_int16_bytes for chunk in self.voice.synthesize(sentence))
         elapsed_ms = (time.perf_counter() - start) * 1000.0

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from sotto.errors import ConfigError, RemoteEngineUnavailable
+from sotto.untrusted import ascii_int
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,10 @@ def parse_address(text: str) -> WyomingAddress:
     if value.startswith("tcp://"):
         value = value[len("tcp://"):]
     host, sep, port_text = value.rpartition(":")
-    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+    port = ascii_int(port_text, max_digits=5)
+    if not sep or not host or port is None or not 0 < port < 65536:
         raise ConfigError(f"Wyoming address {text!r} is not HOST:PORT", hint="e.g. --tts-wyoming 127.0.0.1:10200")
-    return WyomingAddress(host.strip("[]"), int(port_text))
+    return WyomingAddress(host.strip("[]"), port)
 
 
 class WyomingConnection:

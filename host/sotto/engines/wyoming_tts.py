@@ -18,6 +18,7 @@ from sotto.engines.base import SpeechAudio, SpeechSynthesizer
 from sotto.engines.wyoming_common import WyomingAddress, WyomingConnection, parse_address
 from sotto.errors import RemoteEngineUnavailable
 from sotto.text.sentences import split_sentences
+from sotto.untrusted import clean_text
 
 MAX_SENTENCE_AUDIO_S = 60.0  # bound what a server may send for one sentence
 DEFAULT_SAMPLE_RATE = 22050  # until the server has told us (wyoming-piper's medium voices)
@@ -52,6 +53,7 @@ class WyomingSynthesizer:
         from wyoming.event import Event
         from wyoming.tts import Synthesize, SynthesizeVoice
 
+        sentence = clean_text(sentence)  # a control character is never speech (Piper refuses NUL)
         started = time.perf_counter()
         request = Synthesize(text=sentence, voice=SynthesizeVoice(name=self.voice) if self.voice else None)
         pieces: list[bytes] = []

@@ -22,7 +22,6 @@ Public API:
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -32,7 +31,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Mapping
 
-from sotto.errors import ConfigError
+from sotto.errors import ConfigError, InputRefused
+from sotto.untrusted import clean_lines, load_json, read_bounded
 
 ENV_VAR = "SOTTO_KNOWLEDGE"
 MAX_FILE_BYTES = 2_000_000
@@ -147,9 +147,9 @@ def _jsonl_passages(text: str, where: str) -> list[tuple[str, str]]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where} line {number} is not valid JSON: {exc.msg}") from exc
+            item = load_json(line, what=f"{where} line {number}", max_bytes=MAX_FILE_BYTES)
+        except InputRefused as exc:
+            raise ConfigError(exc.message) from None
         if isinstance(item, str):
             title, body = "", item
         elif isinstance(item, dict) and isinstance(item.get("text"), str):
@@ -221,22 +221,17 @@ class KnowledgeBase:
 def load_knowledge(path: str | Path) -> KnowledgeBase:
     file = Path(path)
     where = str(file)
+    if not file.exists():
+        raise ConfigError(f"knowledge file {where} does not exist", hint=f"check --knowledge or {ENV_VAR}")
     try:
-        size = file.stat().st_size
-    except FileNotFoundError as exc:
-        raise ConfigError(f"knowledge file {where} does not exist", hint=f"check --knowledge or {ENV_VAR}") from exc
-    except OSError as exc:
-        raise ConfigError(f"cannot read knowledge file {where}: {exc.strerror or exc}") from exc
-    if file.is_dir():
-        raise ConfigError(f"knowledge file {where} is a folder, not a file")
-    if size > MAX_FILE_BYTES:
-        raise ConfigError(f"knowledge file {where} is {size} bytes; at most {MAX_FILE_BYTES} are read", hint="split it or keep what the kiosk needs")
+        # Bounded before the read: a device or a pipe (whose size says 0) is never read without end.
+        raw = read_bounded(file, what="knowledge file", max_bytes=MAX_FILE_BYTES)
+    except InputRefused as exc:
+        raise ConfigError(exc.message, hint="split it or keep what the kiosk needs") from None
     try:
-        text = file.read_text(encoding="utf-8")
+        text = clean_lines(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"knowledge file {where} is not UTF-8 text") from exc
-    except OSError as exc:
-        raise ConfigError(f"cannot read knowledge file {where}: {exc.strerror or exc}") from exc
     suffix = file.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         pieces = _jsonl_passages(text, where)

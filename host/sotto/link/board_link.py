@@ -34,6 +34,7 @@ from typing import AsyncIterator, Callable
 from sotto_fw import wire
 
 from sotto.errors import HandshakeTimeout, LinkClosed, LinkError, ProtocolVersionMismatch, SottoError
+from sotto.guard import InputGuard
 from sotto.link import messages as m
 from sotto.link.audio_codec import HOST_FORMATS, WireAudioDecoder, WireAudioEncoder
 from sotto.link.clock import BoardClock
@@ -41,6 +42,7 @@ from sotto.link.credits import SpeakerCredits, stream_at_or_before
 from sotto.link.formats import FormatChoice, choose_formats, line_bytes_per_s, pcm_bytes_per_frame
 from sotto.link.transport import ByteTransport, SerialTransport
 from sotto.link.events import BoardEvent, LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.untrusted import ascii_int, clean_text
 
 log = logging.getLogger("sotto.link")
 board_log = logging.getLogger("sotto.board")
@@ -112,6 +114,10 @@ class _ControlItem:
     done: asyncio.Future[None] | None
 
 
+def _frame_kind(mtype: int) -> str:
+    return f"{wire.TYPE_NAMES.get(mtype, mtype)} frame"
+
+
 def _resolve(fut: asyncio.Future[None] | None, exc: BaseException | None = None) -> None:
     if fut is None or fut.done():
         return
@@ -142,7 +148,10 @@ class BoardLink:
         self._fatal: SottoError | None = None
         self._closing = False
         self._encoder = wire.FrameEncoder()
-        self._rx_messages: list[m.Message] = []
+        self._rx_messages: list[tuple[int, m.Message]] = []  # (frame seq, message) of the bytes being fed
+        # Every frame's decoding and handling runs under this guard: a handler that fails
+        # drops that frame (logged with type and seq, counted), never the receive task.
+        self.guard = InputGuard(log, f"board link {url}")
         self._decoder = wire.FrameDecoder(self._on_frame)
         self._mic_decoder: WireAudioDecoder | None = None
         self._speaker_encoder: WireAudioEncoder | None = None
@@ -261,7 +270,7 @@ class BoardLink:
 
     @property
     def board_name(self) -> str:
-        return self.hello.board if self.hello else "?"
+        return clean_text(self.hello.board) if self.hello else "?"
 
     @property
     def board_id(self) -> str | None:
@@ -340,10 +349,10 @@ class BoardLink:
         if lowered == "volume":
             cmd, index = wire.CMD_VOLUME, 0
         elif lowered.startswith("gpio"):
-            rest = lowered[4:].lstrip(":_ ")
-            if not rest.isdigit() or int(rest) > 255:
+            pin = ascii_int(lowered[4:].lstrip(":_ "), max_digits=3)
+            if pin is None or pin > 255:
                 raise LinkError(f"bad GPIO command name {name!r}", hint="use gpio:0, gpio:1, ...")
-            cmd, index = wire.CMD_GPIO, int(rest)
+            cmd, index = wire.CMD_GPIO, pin
         else:
             raise LinkError(f"unknown board command {name!r}", hint="known: volume, gpio:N")
         await self.command(cmd, index, value, wait=True)
@@ -470,11 +479,12 @@ class BoardLink:
             return
 
     def _on_frame(self, mtype: int, seq: int, payload: memoryview) -> None:
-        try:
-            self._rx_messages.append(m.decode_message(mtype, payload))
-        except m.MessageError as exc:
-            self.stats.malformed += 1
-            log.debug("dropped frame: %s", exc)
+        with self.guard.handling(_frame_kind(mtype), seq):
+            try:
+                self._rx_messages.append((seq, m.decode_message(mtype, payload)))
+            except m.MessageError as exc:
+                self.stats.malformed += 1
+                log.debug("dropped frame: %s", exc)
 
     def _on_bytes(self, data: bytes) -> None:
         now = time.monotonic()
@@ -484,19 +494,17 @@ class BoardLink:
         if self._decoder.version_mismatch != mismatches:
             self._on_version_mismatch(self._decoder.version_mismatch - mismatches)
         batch, self._rx_messages = self._rx_messages, []
-        if batch and self._silent_detach and not any(isinstance(x, m.Hello) for x in batch):
+        if batch and self._silent_detach and not any(isinstance(x, m.Hello) for _, x in batch):
             # The line came back without a reboot or a closed port: same board, same boot.
             self._silent_detach = False
             self._attached = True
             self._detached_reported = False
             self.stats.reattaches += 1
             self._status("attached", "board talking again")
-        for message in batch:
+        for seq, message in batch:
             self.stats.messages_in += 1
-            try:
+            with self.guard.handling(_frame_kind(message.TYPE), seq):
                 self._handle(message, now)
-            except SottoError as exc:
-                log.error("board %s: %s", self.board_name, exc)
             for listener in list(self._listeners):
                 try:
                     listener(message, now)
@@ -537,10 +545,11 @@ class BoardLink:
             if sent is not None:
                 self.clock.observe_pong(sent, now, message.responder_ms)
         elif isinstance(message, m.Log):
-            board_log.log(_LOG_LEVELS.get(message.level, logging.INFO), "%s: %s", self.board_name, message.text)
+            board_log.log(_LOG_LEVELS.get(message.level, logging.INFO), "%s: %s", self.board_name,
+                          clean_text(message.text))
         elif isinstance(message, m.Error):
             self.stats.board_errors += 1
-            board_log.error("%s reports error %d: %s", self.board_name, message.code, message.text)
+            board_log.error("%s reports error %d: %s", self.board_name, message.code, clean_text(message.text))
             self._fail_command_from_error(message)
 
     def _on_hello(self, hello: m.Hello, now: float) -> None:
@@ -621,10 +630,9 @@ class BoardLink:
         text = message.text
         if not text.startswith("action "):
             return
-        head = text[7:].split(":", 1)[0]
-        if head.isdigit():
-            fut = self._commands.get(int(head))
-            _resolve(fut, LinkError(f"the board refused the command: {text}"))
+        action_id = ascii_int(text[7:].split(":", 1)[0], max_digits=5)
+        if action_id is not None:
+            _resolve(self._commands.get(action_id), LinkError(f"the board refused the command: {clean_text(text)}"))
 
     # ------------------------------------------------------------------ send
 

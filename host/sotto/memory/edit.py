@@ -15,11 +15,12 @@ from sotto.errors import StoreError
 from sotto.memory.items import KIND_NOTE
 from sotto.memory.schema import SchemaViolation
 from sotto.memory.state import SessionState
+from sotto.untrusted import ascii_int
 
 STRING_FIELDS = ("current_task", "last_topic")
 LIST_FIELDS = ("facts", "pending_steps", "completed_steps")
 PROFILE_FIELDS = ("names", "preferences", "constraints")
-_EDIT = re.compile(r"^(?P<field>[a-z_.]+)(?:\[(?P<index>-?\d+)\])?(?P<op>\+?=)(?P<value>.*)$", re.S)
+_EDIT = re.compile(r"^(?P<field>[a-z_.]+)(?:\[(?P<index>-?[0-9]+)\])?(?P<op>\+?=)(?P<value>.*)$", re.S | re.ASCII)
 
 
 def edit_state(state: SessionState, assignment: str) -> SessionState:
@@ -47,7 +48,10 @@ def edit_state(state: SessionState, assignment: str) -> SessionState:
         elif index is None:
             raise StoreError(f"--set: {name} is a list: use {name}[i]=VALUE or {name}+=VALUE", hint=f"{len(items)} item(s) now")
         else:
-            i = int(index)
+            magnitude = ascii_int(index.removeprefix("-"), max_digits=6)
+            if magnitude is None:
+                raise StoreError(f"--set: {name}[{index[:12]}...] is not an index ({len(items)} item(s))")
+            i = -magnitude if index.startswith("-") else magnitude
             if not -len(items) <= i < len(items):
                 raise StoreError(f"--set: {name}[{i}] does not exist ({len(items)} item(s))")
             if value:

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
-from sotto.errors import ConfigError
+from sotto.errors import ConfigError, InputRefused
 from sotto.memory.sanitize import leaks
 from sotto.memory.state import SessionState
+from sotto.untrusted import read_json_file
 
 Item = Union[str, list[str]]
 MAX_SCRIPT_BYTES = 1_000_000
@@ -70,17 +71,11 @@ def load_script(path: str | Path) -> Script:
     """Read and check a memory script (the format `sotto eval`, the baseline and the demo read)."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
-    except FileNotFoundError as exc:
-        raise ConfigError(f"script {p} does not exist") from exc
-    except OSError as exc:
-        raise ConfigError(f"cannot read script {p}: {exc}") from exc
-    if len(raw) > MAX_SCRIPT_BYTES:
-        raise ConfigError(f"script {p} is larger than {MAX_SCRIPT_BYTES} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"script {p} is not JSON: {exc}") from exc
+        # The size limit holds before the read (`sotto eval /dev/zero` stops at it); nesting and
+        # lone surrogates are refused too.
+        data = read_json_file(p, what="script", max_bytes=MAX_SCRIPT_BYTES)
+    except InputRefused as exc:
+        raise ConfigError(exc.message) from None
     if not isinstance(data, dict) or not isinstance(data.get("turns"), list) or not data["turns"]:
         raise ConfigError(f"script {p}: expected an object with a non-empty list of turns")
     turns: list[ScriptTurn] = []

@@ -16,7 +16,7 @@ import re
 EN_ADMISSIONS = re.compile(
     r"\b(?:i (?:said|read|got|heard|wrote|typed|had|put|gave you|told you|remembered|misread|misspoke|mixed)"
     r"(?: (?:it|that|this|them|those|the \w+|you the \w+|\w+ and \w+))?(?: (?:wrong|incorrectly|mixed up|up|wrong before|backwards))"
-    r"|i misread(?: it| that)?|i misspoke|i mixed (?:it|that|this|them|those|\w+ and \w+|the \w+ and the \w+) up|i mixed up (?:the \w+|\w+ and \w+|them)"
+    r"|i misread(?: it| that)?|i misspoke|i misheard(?: it| that| the \w+)?|i (?:transposed|swapped|flipped) (?:the|two|some)? ?(?:digits|numbers|letters)|(?:the )?digits (?:were|are) (?:swapped|the wrong way round)|i mixed (?:it|that|this|them|those|\w+ and \w+|the \w+ and the \w+) up|i mixed up (?:the \w+|\w+ and \w+|them)"
     r"|i got (?:it|that|them) (?:mixed up|backwards|wrong)|(?:that was|that's|it was|my) (?:a )?(?:mistake|typo|bad|error|slip)"
     r"|(?:silly|stupid) me|my (?:mistake|bad|error)|scratch that|strike that|let me (?:correct|fix|rephrase) (?:that|it|myself)"
     r"|correction|i was wrong|i meant to say|i meant|what i meant was|i mean|i made a mistake|i take (?:it|that) back"
@@ -50,10 +50,10 @@ EN_CHANGE_CUES = re.compile(
     r"\b(?:not|n't|instead|rather|than|better|prefer|preferably|change|changed|changing|switch|switched|move|moved|"
     r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|make (?:it|that|this|them|those)|"
     r"turn (?:it|that) into|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
-    r"go with|goes? better|works? better|suits? (?:\w+ )?better|earlier|later|in fact|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
+    r"go with|goes? better|works? better|suits? (?:\w+ )?better|earlier|later|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
     re.I,
 )
-ZH_CHANGE_CUES = re.compile(r"不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
+ZH_CHANGE_CUES = re.compile(r"吧[。！!]?$|吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
 # A value said with one of these adds to what is stored ("another", "also a 3 pm call").
 EN_ADDITIVE = re.compile(r"\b(?:also|another|too|as well|plus|second|extra|additional|besides|each)\b", re.I)
 ZH_ADDITIVE = re.compile(r"也|还要|另外|再加|再来|多加|又|第二|另一")
@@ -120,6 +120,15 @@ def has_admission(text: str, lang: str) -> bool:
 
 def has_change_cue(text: str, lang: str) -> bool:
     return (ZH_CHANGE_CUES if lang == "zh" else EN_CHANGE_CUES).search(text) is not None
+
+
+# Cues that decide for the whole sentence, wherever they stand: a preference between values.
+EN_STRONG_CUES = re.compile(r"\b(?:instead|rather|better|prefer|preferably|would suit|suits? \w+ better|works? better)\b", re.I)
+ZH_STRONG_CUES = re.compile(r"还是|改成|改到|换成|更好|比较好|而是|不是")
+
+
+def has_strong_cue(text: str, lang: str) -> bool:
+    return (ZH_STRONG_CUES if lang == "zh" else EN_STRONG_CUES).search(text) is not None
 
 
 def has_additive(text: str, lang: str) -> bool:

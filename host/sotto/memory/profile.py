@@ -115,6 +115,16 @@ def promote(profile: Profile, state: SessionState) -> Profile:
     return out.bounded()
 
 
+def without_items(profile: Profile, items: Sequence[tuple[str, str]], session_id: str) -> Profile:
+    """The profile without the given (field, item) pairs and without `session_id` among its
+    sources: what forgetting that session leaves of it."""
+    out = dataclasses.replace(profile, sessions=[s for s in profile.sessions if s != session_id])
+    for name in LIST_FIELDS:
+        gone = {norm_key(item) for field_name, item in items if field_name == name}
+        setattr(out, name, [v for v in getattr(profile, name) if norm_key(v) not in gone])
+    return out
+
+
 def setting_lines(profile: Profile) -> list[str]:
     return [f"{k}: {v}" for k, v in profile.settings.items()]
 

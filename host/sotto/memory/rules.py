@@ -57,6 +57,7 @@ _EN_CORRECTIONS = [
     re.compile(rf"\breplace\s+(?:the\s+|my\s+)?(?P<old>{_NO_PUNCT}+?)\s+with\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\binstead of\s+(?P<old>{_NO_PUNCT}+?)\s*,\s*(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s+instead of\s+(?P<old>{_NO_PUNCT}+)", re.I),
+    re.compile(rf"(?P<new>\b\w[\w-]*(?: \w[\w-]*)?)\s+(?:would|will|might|is|looks?|sounds?|seems?|works?)?\s*(?:be |look |sound |work )?(?:better|nicer|preferable) than\s+(?P<old>{_NO_PUNCT}+?)(?:\s+for\b{_NO_PUNCT}*)?$", re.I),
     re.compile(rf"(?:^|,\s*)not\s+(?P<old>[^,.;!?—–]+?)\s*(?:[,—–]\s*(?:but\s+)?|\s+-\s+|\s+but\s+)(?:it'?s\s+)?(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>[^,.;!?—–]+?)\s*(?:[,—–]|\s-)\s*(?:and\s+)?not\s+(?P<old>{_NO_PUNCT}+?)\s*[.!]?$", re.I),
 ]
@@ -316,6 +317,21 @@ class _Working:
         self.result.added.append(item)
 
 
+def _modifier_swap(text: str, state: SessionState) -> tuple[str, str] | None:
+    """"right shoulder" after "my left shoulder", "lemon sponge instead" after "chocolate
+    sponge": a noun said again with another word before it replaces that word."""
+    notes = [state.current_task] + [i.value for i in state.all_items() if i.kind == KIND_NOTE]
+    words = re.findall(r"[A-Za-z][\w'-]*", text)
+    for modifier, noun in zip(words, words[1:]):
+        if modifier.lower() in EN_STOPWORDS or noun.lower() in EN_STOPWORDS or not content_stems(noun):
+            continue
+        for note in notes:
+            m = re.search(rf"\b([A-Za-z][\w-]*) {re.escape(noun)}\b", note, re.I)
+            if m and m.group(1).lower() != modifier.lower() and m.group(1).lower() not in EN_STOPWORDS:
+                return m.group(0), f"{modifier.lower() if not modifier[0].isupper() or m.group(1)[0].islower() else modifier} {m.group(0).split(' ', 1)[1]}"
+    return None
+
+
 def _cancelled(w: _Working, what: str) -> list[Item]:
     wanted = content_stems(what)
     if not wanted:
@@ -377,6 +393,13 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         replaced = w.apply(values.decisions)
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
+        if not replaced and lang == "en" and (st.change_cue or st.admission):
+            swap = _modifier_swap(st.text, w.state)
+            if swap is not None:
+                w.propagate(swap[0], swap[1], None)
+                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
+                result.retired.append(swap[0])
+                replaced = True
         if not replaced:
             for old, new, found in _find_corrections(sentence, w.state, lang):
                 if found and norm_key(old) != norm_key(new):
@@ -408,6 +431,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         said = set().union(*(content_stems(v.text) | content_stems(v.key) | content_stems(v.unit) for v in st.values)) if st.values else set()
         if st.values and note_keys <= said:
             continue  # the values said it all
+        contexts = set().union(*(content_stems(v.context) for v in st.values)) if st.values else set()
+        if st.values and len(note_keys) < 2 and note_keys <= said | contexts:
+            continue  # "The call is": what is left is the values' own clause
         item = Item(key=_key_of(st.frame, lang), value=note, kind=KIND_NOTE, turn=turn)
         if not result.said or result.said[-1] != body:
             result.said.append(body)

@@ -15,20 +15,25 @@ Nothing here decides what changes; it only reads the sentence.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
+from sotto.memory.text import EN_DATE as _EN_DATE
+from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, stem
+from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
 
 # ------------------------------------------------------------------ English value patterns
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
-_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)"
+_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
-    rf"\b(?:(?:half past|quarter past|quarter to) (?:{_NUM})(?: {_AMPM})?"
+    rf"\b(?:(?:half past|quarter past|quarter to|half) (?:{_NUM})(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
     rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
     rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
     rf"|noon|midday|midnight)",
@@ -36,22 +41,8 @@ _EN_TIME = re.compile(
 )
 # A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
 _DAYPART = r"(?: in the (?:morning|afternoon|evening)| at night| tonight| sharp)?"
-_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ((?:{EN_NUMBER_WORDS}|\d{{1,2}})(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_ORDINALS = (
-    "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|"
-    "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-\\w+|twenty \\w+th|thirtieth|thirty-first"
-)
-_EN_DATE = re.compile(
-    rf"\b(?:(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday"
-    rf"|this (?:morning|afternoon|evening)"
-    rf"|(?:next |this |last |every )?(?:{_WEEKDAYS})s?(?: (?:morning|afternoon|evening|night)s?)?"
-    rf"|(?:next |this )(?:week|weekend|month|year)|(?:the )?weekend"
-    rf"|(?:{_MONTHS}) (?:\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINALS})|(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{_MONTHS}))?"
-    rf"|(?:{_MONTHS}))\b",
-    re.I,
-)
+_HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[01]?\d|2[0-4])"
+_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
 _UNIT_WORD = r"[a-z][a-z'-]*"
 _EN_QUANTITY = re.compile(
     rf"(?:\$\s?\d+(?:[.,]\d+)?|\b(?:{_NUM}|{_NUM_WORD}))(?:(?:\s|-)(?P<delta>more|extra|additional|fewer|less))?"
@@ -72,6 +63,15 @@ _EN_ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-
 # "a table for four", "lasagne for six": a bare count after "for" counts people.
 _EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
 _EN_FOR_COUNT = re.compile(rf"\bfor ((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b(?=\s*(?:[,.;!?]|$|people|persons|guests|tonight|on|at|this|next|tomorrow))", re.I)
+# "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
+_EN_MOVED_TO = re.compile(
+    rf"\b(?:push|pushed|move|moved|bump|bumped|shift|shifted|change|changed|bring|brought|put|reschedule|rescheduled)\b[^,.;!?]{{0,30}}?(?<!up )\bto (?P<t>{_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?)\b(?! (?:people|persons|guests|of|[a-z]+s\b))",
+    re.I,
+)
+# "two more", "one fewer" with no noun: a change to the count last spoken of.
+_EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
+# Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
+_EN_CODE = re.compile(r"\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
 _EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
 _TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
 _CAP = r"[A-Z][\w'’-]*"
@@ -108,8 +108,8 @@ _EN_QUESTION_START = re.compile(
     re.I,
 )
 _EN_REQUEST = re.compile(
-    r"^(?:can|could|would|will) you\b|^(?:can|could|may) (?:i|we) (?:have|get|book|add|order|change|move|make|switch|do|go|try|push|swap)\b"
-    r"|^(?:is|would|could|will) .{1,60}\b(?:possible|ok|okay|available|free|fine|doable|alright|all right|work)\??$"
+    r"^(?:can|could|would|will) you\b|^(?:can|could|may) (?:i|we) (?:also |just |please )?(?:have|get|book|add|order|change|move|make|switch|do|go|try|push|swap)\b"
+    r"|^(?:is|would|could|will|can) .{1,60}\b(?:possible|ok|okay|available|free|fine|doable|alright|all right|work)\b"
     r"|^(?:how about|what about)\b",
     re.I,
 )
@@ -140,7 +140,9 @@ _ZH_NAME_AFTER = re.compile(r"(?:叫|是|换成|改成|找|跟|和|请|给|让)(
 _ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|老公|老婆|丈夫|妻子|儿子|女儿|舅舅|姑姑|叔叔|阿姨|婆婆|公公)")
 _EN_KIN = re.compile(r"\b(?:my|his|her|their|our|the kids'|the kid's)\s+(?:mum|mom|mother|dad|father|grandma|grandmother|granny|nan|grandpa|grandfather|husband|wife|partner|brother|sister|son|daughter|uncle|aunt|auntie|neighbou?r|boss|babysitter|nanny)\b", re.I)
 _ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|总|阿姨|叔叔|工)")
-_ZH_FREQUENCY = re.compile(rf"(?:一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日)[^\s，。,.]{{0,2}}?[{_ZH_NUM}]+次")
+_ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
+# Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
+_ZH_UNIT_CODE = re.compile(r"[A-Za-z\d一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
 _ZH_ADDRESS = re.compile(r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*")
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
@@ -161,8 +163,10 @@ class Value:
     unit: str = ""  # for a quantity: the thing counted, as a key ("people", "bike", "milligram")
     prep: str = ""  # the preposition said before it ("at", "on", "from")
     delta: bool = False  # "two more": a change relative to a stored quantity
+    delta_sign: int = 1  # -1 for "two fewer", 少一个人
     negated: bool = False  # said as the value that no longer holds ("not 6", "than Thursday")
     maybe_old: bool = False  # "from 6 to 7": the old value when it is stored, else a value
+    weak: bool = False  # a role word standing for a person ("my sister"): never replaces a name by a cue alone
     key: str = ""  # what the value is about (a copula subject: "the dose is ...")
     qualifiers: list[str] = field(default_factory=list)  # days said with a time ("1:30 on Wednesdays")
     context: str = ""  # the words of its own clause, without values: what else it may be about
@@ -183,6 +187,7 @@ class Statement:
     admission: bool = False
     additive: bool = False
     anaphoric_cue: bool = False  # a clause with a cue and a pronoun only: "let's go with her", "就这个吧"
+    strong_cue: bool = False  # a preference said anywhere in the sentence ("the later slot works better")
 
 
 # ------------------------------------------------------------------ what a question asks for
@@ -243,7 +248,9 @@ def unit_key(unit: str, lang: str) -> str:
     if lang == "zh":
         if u in L.ZH_PEOPLE_UNITS or u.endswith("人"):
             return "people"
-        return u[1:] if len(u) > 1 else u  # "个师傅" -> "师傅": the thing counted, not its measure word
+        if u == "个":
+            return ""  # the general measure word says nothing of what is counted
+        return u
     if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS:
         return "people"
     return " ".join(stem(w.replace("’", "'").removesuffix("'s")) for w in u.split())
@@ -260,8 +267,9 @@ def _en_is_question(sentence: str) -> bool:
     s = L.strip_en_discourse(sentence)
     if _EN_ASK_TO_TELL.match(s):
         return True
-    if _EN_REQUEST.match(s) and not _EN_RECALL.search(s):
-        return False  # "Can we do 7 instead?" asks for a change: a statement
+    clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*", s)]
+    if any(_EN_REQUEST.match(c) for c in clauses) and not _EN_RECALL.search(s):
+        return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
     if sentence.rstrip().endswith("?"):
         return True
     return _EN_QUESTION_START.match(s) is not None
@@ -296,6 +304,8 @@ def _en_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_CODE.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_TIME.finditer(text):
         add(m.start(), m.end(), KIND_TIME)
     for m in _EN_DATE.finditer(text):
@@ -307,6 +317,10 @@ def _en_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_DATE)
     for m in _EN_BARE_TIME.finditer(text):
         add(m.start(1), m.end(1), KIND_TIME)
+    for m in _EN_MOVED_TO.finditer(text):
+        add(m.start("t"), m.end("t"), KIND_TIME)
+    for m in _EN_BARE_DELTA.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="", delta=True, delta_sign=-1 if m.group("dir").lower() in ("fewer", "less") else 1)
     for m in _EN_FREQUENCY.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
     for m in _EN_QUANTITY.finditer(text):
@@ -314,12 +328,19 @@ def _en_values(text: str) -> list[Value]:
         words = unit.split()
         # A unit is the counted noun: cut at a function word ("three bikes for the afternoon").
         kept: list[str] = []
-        first = re.split(r"[\s-]", unit)[0].lower()
+        first_raw = re.split(r"[\s-]", unit)[0]
+        first = first_raw.lower()
         if first.endswith(("n't", "n’t")) or first in _NOT_A_UNIT:
             continue
+        if first_raw[:1].isupper() or len(first.removesuffix("'s").removesuffix("’s")) < 2 or first.endswith("ed"):
+            continue  # "2270 C", "two r's": a code or a letter, not a counted thing
         if first == "of" and unit.lower() not in ("of us", "of them"):
             continue  # "one of the guests": a person, not a count
-        for w in re.split(r"[\s-]", unit):
+        parts = re.split(r"[\s-]", unit)
+        if len(parts) == 2 and not (parts[0].lower().endswith(("'s", "’s")) or re.search(r"[^s']s$", parts[1].lower())):
+            parts = parts[:1]  # "one cousin dropped": the counted noun is "cousin"
+            unit = parts[0]
+        for w in parts:
             if w.lower() in _UNIT_STOP or w.lower() in EN_STOPWORDS and w.lower() not in ("us", "them"):
                 if not (kept == [] and w.lower() in ("of",) and unit.lower().startswith("of ")):
                     break
@@ -347,7 +368,12 @@ def _en_values(text: str) -> list[Value]:
         # Sentence-initial capitals are names only when known to be names (a title) or
         # followed by a verb of being/doing: "Priya is driving".
         tokens = span.split()
-        while tokens and tokens[0].lower().strip("'’") in _EN_NOT_NAMES:
+        sentence_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
+        while tokens and (
+            tokens[0].lower().strip("'’") in _EN_NOT_NAMES
+            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]))  # "Booking Biscuit"
+            or (tokens[0].isupper() and len(tokens[0]) > 1 and not re.match(_TITLE, tokens[0]))  # "RSVP"
+        ):
             start += len(tokens[0]) + 1
             tokens = tokens[1:]
         if not tokens:
@@ -357,22 +383,25 @@ def _en_values(text: str) -> list[Value]:
         if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
             span = span[:-2]  # "Priya's taking": "Priya is taking"
             following = "'s" + following
-        at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?"
-        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1:
-            if not re.match(r"\s*(?:is|will|'s|’s|can|has|was|would|should|and)\b", following):
-                continue
-            if re.match(r"\s*(?:is|was|'s|’s) (?:a|an|some|my|our|your|his|her|their)\b", following):
-                continue  # "Dessert is a lemon tart": a thing, not a person
+        at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
+        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span):
+            continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts
         end = start + len(span)
         # "Rosa's bakery", "Elm Street": a place noun after the proper name belongs to it.
         tail = re.match(r"\s+(?:[a-z]+\s+)?(?P<noun>[a-z]+)\b", text[end:])
         if span.endswith(("'s", "’s")) and tail and _PLACE_NOUNS.fullmatch(tail.group("noun")):
             end += tail.end()
+        else:
+            right = re.match(r"\s+(?P<noun>[a-z]+)\b", text[end:])
+            if right and _PLACE_NOUNS.fullmatch(right.group("noun")):
+                end += right.end()  # "the Riverside clinic", "Northgate lab": a place
         titled = re.match(_TITLE + r" ", span) is not None
         kind = KIND_PLACE if not titled and (_PLACE_PREP.search(text[:start]) or _PLACE_NOUNS.search(text[start:end])) else KIND_NAME
+        if kind == KIND_NAME and text[start:end].endswith(("'s", "’s")):
+            end -= 2  # "Amara's swim practice": the name is Amara
         add(start, end, kind)
     for m in _EN_KIN.finditer(text):
-        add(m.start(), m.end(), KIND_NAME)
+        add(m.start(), m.end(), KIND_NAME, weak=True)
     # "at the airport", "to the hotel": a place noun phrase after a preposition of place.
     for m in re.finditer(rf"\b(?P<prep>at|to|from|in|near)\s+(?P<np>the\s+(?:[a-z]+\s+){{0,2}}?(?:{_PLACE_NOUN_WORDS}))\b", text, re.I):
         add(m.start("np"), m.end("np"), KIND_PLACE, prep=m.group("prep").lower())
@@ -417,44 +446,47 @@ def _en_without(text: str, values: list[Value], *, all_kinds: bool) -> str:
     return out.strip(" ,;:.!?-")
 
 
+@functools.lru_cache(maxsize=1)
+def _english_words() -> frozenset[str]:
+    """Webster's word list with its capitals: "Chloe" and "Max" listed as names, "return" as a word."""
+    from english_words import get_english_words_set  # type: ignore[import-not-found,import-untyped]
+
+    return frozenset(get_english_words_set(["web2"], lower=False, alpha=True))
+
+
+def _is_name_word(word: str) -> bool:
+    """A capitalised word at a sentence start is a name when the dictionary lists it with its
+    capital, or does not know it as an ordinary word ("Priya", "Maddie")."""
+    w = word.strip("'’").removesuffix("'s").removesuffix("’s")
+    if "'" in w or "’" in w:
+        return False  # "There'll", "We'd": a contraction
+    words = _english_words()
+    low = w.lower()
+    if w in words:
+        return low not in words  # "Chloe", "Ella"; but "Go", "Mark" are words first
+    # The list holds base forms: "Checking" is "check" + "ing".
+    forms = {low, low[:-3], low[:-3] + "e", low[:-2], low[:-2] + "e", low[:-1], low[:-3] + "y" if low.endswith("ies") else low}
+    return not any(f in words for f in forms if len(f) >= 3)
+
+
 def _en_copula_key(text: str, value: Value) -> str:
     """'the dose is 250 mg' -> 'dose'; 'my member ID is 88421' -> 'member ID'."""
     before = text[: value.start]
     m = _COPULA.search(before)
     if m:
-        head = before[: m.start()]
+        head = re.split(r"[,;:]", before[: m.start()])[-1]  # the subject is in the value's own clause
         words = re.findall(r"[A-Za-z][\w'’-]*", head)[-4:]
         keep: list[str] = []
         for w in reversed(words):
             lw = w.lower()
-            if lw in ("the", "my", "our", "your", "his", "her", "their", "its", "a", "an", "and", "so", "that", "this", "it", "which", "where") or lw in L.EN_EMPTY_WORDS:
+            if lw in ("the", "my", "our", "your", "his", "her", "their", "its", "a", "an", "and", "so", "that", "this", "it", "which", "where",
+                      "he", "she", "they", "we", "i", "you", "there", "here") or lw in L.EN_EMPTY_WORDS:
                 break
             keep.insert(0, w)
         key = " ".join(keep[-3:])
         if key:
             return key
     return ""
-
-
-def _en_statement(sentence: str) -> Statement:
-    question = _en_is_question(sentence)
-    admission = L.has_admission(sentence, "en")
-    text = L.strip_en_discourse(sentence)
-    st = Statement(text=text, lang="en", raw=sentence, question=question, admission=admission)
-    st.change_cue = admission or L.has_change_cue(sentence, "en")
-    st.additive = L.has_additive(text, "en")
-    st.values = _en_values(text)
-    st.frame = _en_without(text, st.values, all_kinds=True)
-    st.note = _en_without(text, st.values, all_kinds=False)
-    st.frame_keys = content_stems(st.frame)
-    for v in st.values:
-        if v.kind == KIND_TIME and v.text.endswith(".") and not re.search(r"[ap]\.m\.$", v.text, re.I):
-            v.text = v.text[:-1]  # the sentence's full stop, not an "a.m."
-            v.end -= 1
-        v.key = _without_values(_en_copula_key(text, v), st.values)
-    _set_contexts(text, st.values, "en")
-    st.anaphoric_cue = _anaphoric_cue(text, st.values, "en")
-    return st
 
 
 # ------------------------------------------------------------------ Chinese
@@ -465,6 +497,9 @@ def _zh_is_question(sentence: str) -> bool:
     if _ZH_ASK_TO_TELL.match(s):
         return True
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
+        return False
+    # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
+    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
     return _ZH_QUESTION.search(s) is not None
 
@@ -484,10 +519,14 @@ def _zh_values(text: str) -> list[Value]:
         while start < m.end() and text[start] in "在到去从于住是寄送":
             start += 1
         add(start, m.end(), KIND_PLACE)
+    for m in _ZH_UNIT_CODE.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_FREQUENCY.finditer(text):
         period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
         add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
     for m in _ZH_TIME.finditer(text):
+        if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0).endswith("点"):
+            continue  # "近一点": a little closer, not one o'clock
         add(m.start(), m.end(), KIND_TIME)
     for m in _ZH_DATE.finditer(text):
         add(m.start(), m.end(), KIND_DATE)
@@ -495,13 +534,16 @@ def _zh_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
-        add(m.start(), m.end(), KIND_QUANTITY, unit=unit, delta=bool(m.group("delta") == "多"))
+        before = text[max(0, m.start() - 3): m.start()]
+        less = re.search(r"(?:少|减|减少|去掉)了?$", before) is not None
+        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加|多买|多要|多订|再来|再要|再买)了?$", before) is not None
+        add(m.start(), m.end(), KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
     for m in _ZH_TITLED.finditer(text):
         add(m.start(), m.end(), KIND_NAME)
     for m in _ZH_KIN.finditer(text):
-        add(m.start(), m.end(), KIND_NAME)
+        add(m.start(), m.end(), KIND_NAME, weak=True)
     for m in _ZH_NAME_AFTER.finditer(text):
         name = m.group("name")
         if any(c in ZH_FUNCTION_CHARS for c in name[:1]) or _ZH_DATE.fullmatch(name) or _ZH_TIME.fullmatch(name):
@@ -528,7 +570,19 @@ def _zh_looks_like_name(text: str) -> bool:
     return 2 <= len(text) <= 3 and text[0] in _ZH_SURNAMES
 
 
+_ZH_TITLES = re.compile(r"(?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|总|阿姨|叔叔|工)$")
+
+
 def _zh_copula_key(text: str, value: Value) -> str:
+    key = _zh_copula_key_said(text, value)
+    if not key and value.kind == KIND_NAME:
+        title = _ZH_TITLES.search(value.text)
+        if title:
+            return title.group(0)  # 刘医生 and 陈医生 are both "the doctor"
+    return key
+
+
+def _zh_copula_key_said(text: str, value: Value) -> str:
     before = text[: value.start]
     clause = re.split(r"[，。,；;！!？?]", before)[-1]
     m = _ZH_COPULA.search(clause)
@@ -538,29 +592,6 @@ def _zh_copula_key(text: str, value: Value) -> str:
         if key and key not in L.ZH_EMPTY_WORDS:
             return key
     return ""
-
-
-def _zh_statement(sentence: str) -> Statement:
-    question = _zh_is_question(sentence)
-    admission = L.has_admission(sentence, "zh")
-    text = L.strip_zh_discourse(sentence)
-    st = Statement(text=text, lang="zh", raw=sentence, question=question, admission=admission)
-    st.change_cue = admission or L.has_change_cue(sentence, "zh")
-    st.additive = L.has_additive(text, "zh")
-    st.values = _zh_values(text)
-    frame = note = text
-    for v in sorted(st.values, key=lambda v: -v.start):
-        frame = frame[: v.start] + frame[v.end :]
-        if v.kind in _NOTE_CUTS:
-            note = note[: v.start] + note[v.end :]
-    st.frame = re.sub(r"[，,]{2,}", "，", frame).strip(" ，,。.！!？?")
-    st.note = re.sub(r"[，,]{2,}", "，", note).strip(" ，,。.！!？?")
-    st.frame_keys = content_stems(st.frame)
-    for v in st.values:
-        v.key = _without_values(_zh_copula_key(text, v), st.values).lstrip("把将")
-    _set_contexts(text, st.values, "zh")
-    st.anaphoric_cue = _anaphoric_cue(text, st.values, "zh")
-    return st
 
 
 _EN_CLAUSE_BREAK = re.compile(r"[,;:]|\s(?:and|but|so|except|while|whereas|when)\s", re.I)
@@ -614,5 +645,55 @@ def _without_values(key: str, values: list[Value]) -> str:
     return " ".join(key.split())
 
 
+def _zh_without(text: str, values: list[Value], *, all_kinds: bool) -> str:
+    out = text
+    for v in sorted(values, key=lambda v: -v.start):
+        if all_kinds or v.kind in _NOTE_CUTS:
+            out = out[: v.start] + out[v.end :]
+    return re.sub(r"[，,]{2,}", "，", out).strip(" ，,。.！!？?")
+
+
+_PEOPLE_KEY = re.compile(r"人数|人头|headcount|head count|number of (?:people|guests)|party size|guest count|group size", re.I)
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """What differs between the languages; the reading itself is one procedure."""
+
+    is_question: Callable[[str], bool]
+    strip_discourse: Callable[[str], str]
+    values: Callable[[str], list[Value]]
+    without: Callable[..., str]
+    copula_key: Callable[[str, Value], str]
+
+
+_READERS = {
+    "en": _Reader(_en_is_question, L.strip_en_discourse, _en_values, _en_without, _en_copula_key),
+    "zh": _Reader(_zh_is_question, L.strip_zh_discourse, _zh_values, _zh_without, _zh_copula_key),
+}
+
+
 def read_sentence(sentence: str, lang: str) -> Statement:
-    return _zh_statement(sentence) if lang == "zh" else _en_statement(sentence)
+    lang = "zh" if lang == "zh" else "en"
+    reader = _READERS[lang]
+    admission = L.has_admission(sentence, lang)
+    text = reader.strip_discourse(sentence)
+    st = Statement(text=text, lang=lang, raw=sentence, question=reader.is_question(sentence), admission=admission)
+    st.change_cue = admission or L.has_change_cue(sentence, lang)
+    st.additive = L.has_additive(text, lang)
+    st.strong_cue = L.has_strong_cue(sentence, lang)
+    st.values = reader.values(text)
+    st.frame = reader.without(text, st.values, all_kinds=True)
+    st.note = reader.without(text, st.values, all_kinds=False)
+    st.frame_keys = content_stems(st.frame)
+    for v in st.values:
+        if lang == "en" and v.kind == KIND_TIME and v.text.endswith(".") and not re.search(r"[ap]\.m\.$", v.text, re.I):
+            v.text = v.text[:-1]  # the sentence's full stop, not an "a.m."
+            v.end -= 1
+        v.key = _without_values(reader.copula_key(text, v), st.values).lstrip("把将")
+    for v in st.values:
+        if v.kind == KIND_NUMBER and _PEOPLE_KEY.search(v.key) and re.fullmatch(rf"[{_ZH_NUM}]+|\d+|[a-z]+(?:[- ][a-z]+)?", v.text, re.I):
+            v.kind, v.unit = KIND_QUANTITY, ("人" if lang == "zh" else "people")  # "人数改成四十": forty people
+    _set_contexts(text, st.values, lang)
+    st.anaphoric_cue = _anaphoric_cue(text, st.values, lang)
+    return st

@@ -95,18 +95,22 @@ _EN_TIME = re.compile(
     rf"\b(?:\d{{1,2}}(?::\d{{2}})?\s*(?:a\.?m\.?|p\.?m\.?)(?!\w)|\d{{1,2}}:\d{{2}}|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|o'clock))?\s*(?:a\.?m\.?|p\.?m\.?|o'clock)(?!\w)|noon|midnight|(?<=\bat )(?:{_EN_NUM}))",
     re.IGNORECASE,
 )
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+EN_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+EN_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _ORDINALS = (
     "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|"
-    "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|twenty-\\w+|thirty-first"
+    "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirtieth|thirty[- ]first"
 )
-_EN_DATE = re.compile(
-    rf"\b(?:(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday|"
-    rf"(?:next |this |last )?(?:{_WEEKDAYS})(?: (?:morning|afternoon|evening|night))?|(?:next |this )(?:week|weekend|month)|this weekend|"
-    rf"(?:(?:{_MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?)|(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{_MONTHS}))?)\b",
-    re.IGNORECASE,
+EN_DATE = re.compile(
+    rf"\b(?:(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday"
+    rf"|this (?:morning|afternoon|evening)"
+    rf"|(?:next |this |last |every )?(?:{EN_WEEKDAYS})s?(?: (?:morning|afternoon|evening|night)s?)?"
+    rf"|(?:next |this )(?:week|weekend|month|year)|(?:the )?weekend"
+    rf"|(?:{EN_MONTHS}) (?:\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINALS})|(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{EN_MONTHS}))?"
+    rf"|(?:{EN_MONTHS}))\b",
+    re.I,
 )
+_EN_DATE = EN_DATE
 _EN_NUMBER = re.compile(rf"\b{_EN_NUM}\b", re.IGNORECASE)
 
 _ZH_DIGITS = "零〇一二两三四五六七八九十百千万\\d"

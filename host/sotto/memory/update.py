@@ -101,11 +101,20 @@ def number_of(text: str) -> float | None:
 
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if stored.kind == value.kind:
+        if value.kind == KIND_NUMBER and _is_bare_number(value.text) != _is_bare_number(stored.value):
+            return False  # "book four" does not replace the code "AV-6620-K"
         if value.kind == KIND_QUANTITY:
-            return item_unit(stored, lang) == unit_key(value.unit, lang)
+            a, b = item_unit(stored, lang), unit_key(value.unit, lang)
+            if lang == "zh":
+                # "两份" counts what "三份炒饭" counts; a bare 个 counts anything.
+                return a == b or not a or not b or a.startswith(b) or b.startswith(a)
+            return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
     if value.kind == KIND_NUMBER and stored.kind in bare:
+        decimal = re.match(r"\d+\.\d", value.text) is not None
+        if decimal != (re.match(r"\d+\.\d", stored.value) is not None):
+            return False  # "0.12" is a measure, not a count of "one enclosure"
         return _is_bare_number(value.text)
     if value.kind == KIND_QUANTITY and stored.kind == KIND_NUMBER:
         return _is_bare_number(stored.value)
@@ -113,7 +122,7 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
 
 
 def _is_bare_number(text: str) -> bool:
-    return re.fullmatch(rf"(?:\d{{1,3}}|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
+    return re.fullmatch(rf"(?:\d{{1,3}}(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
 
 
 def item_unit(item: Item, lang: str) -> str:
@@ -141,10 +150,11 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
         return value.key
     words = value.context if content_stems(value.context) else statement.frame
     if lang == "zh":
-        key = re.sub(r"^(?:我们|我|你|请|帮我|要|想|得|需要|的)+", "", "".join(words.split()))[:12]
+        key = re.sub(r"[，,。.！!？?；;：:、\s]+", "", words)
+        key = re.sub(r"^(?:我们|我|你|请|帮我|要|想|得|需要|的)+", "", key)[:12]
     else:
         content = [w for w in re.findall(r"[A-Za-z][\w'’-]*", words) if content_stems(w)]
-        key = " ".join(content[:4])
+        key = " ".join(content[:6])
     if value.kind == KIND_QUANTITY and value.unit and value.unit not in key:
         key = (value.unit + " " + key).strip() if lang != "zh" else value.unit + key
     for q in value.qualifiers:
@@ -162,6 +172,14 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
     maybe = [v for v in statement.values if v.maybe_old and any(_same_value(s, v.text) for s in stored)]
+    mentioned: list[Item] = []
+    if statement.change_cue or statement.strong_cue or statement.admission:
+        # "黄老师那边换人了，现在是赵老师": a stored value named beside a new one of its kind, in
+        # a sentence of change, is the one that changes (when no key says otherwise).
+        for v in statement.values:
+            if v.negated or v in maybe:
+                continue
+            mentioned += [s for s in stored if _same_value(s, v.text)]
     olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
     news = [v for v in statement.values if not v.negated and v not in maybe]
     current = list(stored)
@@ -172,7 +190,11 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
     # A negated value that is not stored and has no new value of its kind is just said.
     for v in news:
         if v.kind == KIND_QUANTITY and v.delta:
-            base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == unit_key(v.unit, lang)]
+            wanted_unit = unit_key(v.unit, lang) if v.unit else ""
+            base = [s for s in current if s.kind == KIND_QUANTITY and (not wanted_unit or _kind_compatible(s, v, lang))]
+            if not wanted_unit:
+                people = [s for s in base if item_unit(s, lang) == "people"]
+                base = people or base
             if not base:
                 base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
             absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta]
@@ -183,7 +205,7 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
             n_old, n_delta = number_of(target.value), number_of(v.text)
             if n_old is None or n_delta is None:
                 continue
-            sign = -1 if re.search(r"fewer|less|少|减", v.text) else 1
+            sign = v.delta_sign
             total = int(n_old + sign * n_delta)
             unit = re.sub(r"^\$?\s*\S+\s*", "", target.value) if lang != "zh" else target.value.lstrip("零〇一二两三四五六七八九十百千万0123456789")
             new_item = Item(key=target.key, value=f"{total} {unit}".strip() if lang != "zh" else f"{total}{unit}", kind=KIND_QUANTITY, turn=turn)
@@ -221,7 +243,7 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
             out.decisions.append(Decision(NOOP, None, next(s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value)), "said again"))
             continue
         if decision is None and candidates:
-            decision = _by_key(v, new_item, candidates, statement, lang, known_names)
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned)
         if decision is None:
             decision = Decision(ADD, new_item, None, "a new value")
         out.decisions.append(decision)
@@ -233,6 +255,17 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
                 # The new value is about what the old one was about, and what was said now.
                 joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
                 new_item.key = _dedupe_words(joined)[:60]
+            old_digits, new_digits = re.sub(r"\D", "", decision.target.value), re.sub(r"\D", "", v.text)
+            if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
+                # "the last four digits are 8837": the rest of the number stays.
+                new_item.value = _replace_tail_digits(decision.target.value, new_digits)
+            month = re.search(r"\s+of\s+[A-Z][a-z]+$|^[A-Z][a-z]+(?=\s+\d)", decision.target.value)
+            if v.kind == KIND_DATE and month and not re.search(r"\b(?:of )?[A-Z][a-z]+\b", v.text) and re.search(r"\d|(?:st|nd|rd|th)$", v.text):
+                # "it's the 13th" after "the 3rd of March": the 13th of March.
+                new_item.value = v.text + month.group(0) if month.group(0).startswith(" ") else f"{month.group(0)} {v.text}"
+            half = re.search(r"\s*(?:[ap]\.?m\.?|in the (?:morning|afternoon|evening)|at night)$", decision.target.value, re.I)
+            if v.kind == KIND_TIME and half and re.fullmatch(r"\d{1,2}(?::\d{2})?|[a-z]+(?:[- ][a-z]+)?", v.text, re.I) and lang != "zh":
+                new_item.value = v.text + half.group(0)  # "push it to 6" after "5 pm": 6 pm
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_QUANTITY and _is_bare_number(v.text):
                 # "the guest count is thirty now": the count keeps its unit.
                 unit = item_unit_words(decision.target)
@@ -269,6 +302,19 @@ def _contains_value(item: Item, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(t)}(?!\w)", v) is not None
 
 
+def _replace_tail_digits(value: str, tail: str) -> str:
+    out = list(value)
+    i = len(out) - 1
+    for digit in reversed(tail):
+        while i >= 0 and not out[i].isdigit():
+            i -= 1
+        if i < 0:
+            break
+        out[i] = digit
+        i -= 1
+    return "".join(out)
+
+
 def _ends_with(value: str, tail: str) -> bool:
     digits = re.sub(r"\D", "", value)
     t = re.sub(r"\D", "", tail)
@@ -288,7 +334,8 @@ def _same_value(item: Item, text: str) -> bool:
 
 
 def _by_key(
-    v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str]
+    v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
+    mentioned: list[Item] | None = None,
 ) -> Decision | None:
     # Names are who a value concerns, not what it is about: "Mia needs her book this
     # week" says nothing about Mia's Tuesday piano.
@@ -296,6 +343,8 @@ def _by_key(
     for o in statement.values:
         if o.kind == KIND_NAME:
             names |= content_stems(o.text)
+    if v.cue or statement.strong_cue or statement.admission:
+        names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
     own = (content_stems(v.context) | content_stems(v.key)) - names
     frame_keys = statement.frame_keys - names
     scored: list[tuple[int, int, Item]] = []
@@ -308,7 +357,9 @@ def _by_key(
             overlap += len(keys & (frame_keys - own))
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
-        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _same_shape(s.value, v.text):
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _spelled_again(s.value, v.text):
+            overlap += 3  # "the name's spelt Garreth": the same name, spelled right
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
             overlap += 2  # "WM-7240" after "WM-7420": the same code read again
         if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY:
             overlap += 2  # same unit: the same count ("so eight people now")
@@ -326,11 +377,17 @@ def _by_key(
         if _qualified_apart(v, target, statement) and not statement.change_cue:
             return None
         return Decision(UPDATE, new_item, target, "same key")
-    bare = not statement.frame_keys  # "Seven, then.": the sentence is only the value
+    # "Seven, then.": the sentence is only the value (a count with its own noun is not bare;
+    # "me, Carlos and our daughter Rosa" is a list, not a restatement).
+    news = [o for o in statement.values if not o.negated]
+    bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
-    cued = v.cue or statement.admission or statement.anaphoric_cue
-    if (cued or bare) and not adds and _no_key_of_its_own(v, statement, candidates):
+    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue
+    named = [s for s in (mentioned or []) if s in candidates]
+    if cued and not adds and named:
+        return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
+    if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, statement, candidates):
         latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
@@ -341,12 +398,33 @@ def _by_key(
 def _same_shape(a: str, b: str) -> bool:
     """Two codes of one pattern that differ in a few characters: a misread, not another code."""
     sa, sb = re.sub(r"\s", "", a), re.sub(r"\s", "", b)
-    if len(sa) != len(sb) or len(sa) < 4 or sa == sb:
+    if len(sa) != len(sb) or sa == sb or len(sa) < 2:
         return False
+    if len(sa) < 4 and not re.search(r"[A-Za-z]", sa):
+        return sorted(sa) == sorted(sb)  # "241" after "214": the same digits read in another order
     pattern = lambda x: re.sub(r"\d", "9", re.sub(r"[A-Za-z]", "A", x))  # noqa: E731
     if pattern(sa) != pattern(sb):
         return False
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
+
+
+def _is_code(text: str) -> bool:
+    """An ID rather than an amount: letters in it, or three digits and more."""
+    return re.search(r"[A-Za-z]", text) is not None or len(re.sub(r"\D", "", text)) >= 3
+
+
+def _spelled_again(a: str, b: str) -> bool:
+    """Two spellings of one name: same first letter, one or two letters apart."""
+    x, y = a.lower(), b.lower()
+    if x == y or not x or not y or x[0] != y[0] or abs(len(x) - len(y)) > 2 or min(len(x), len(y)) < 3:
+        return False
+    prev = list(range(len(y) + 1))
+    for i, cx in enumerate(x, 1):
+        cur = [i]
+        for j, cy in enumerate(y, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (cx != cy)))
+        prev = cur
+    return prev[-1] <= 2
 
 
 def _qualified_apart(v: Value, target: Item, statement: Statement) -> bool:

@@ -86,7 +86,7 @@ def ground_patch(patch: StatePatch, words: str, state: SessionState, rules: Rule
             if ok(v, "add_names") and (v.strip()[:1].isupper() or not v.strip().isascii()) and len(v.split()) <= 3
         ]
     if patch.complete_steps and _DONE_CUE.search(words):
-        out.complete_steps = [v for v in patch.complete_steps if any(contains_ci(s, v) or contains_ci(v, s) for s in state.pending_steps)]
+        out.complete_steps = [v for v in patch.complete_steps if any(contains_ci(s.value, v) or contains_ci(v, s.value) for s in state.pending_steps)]
     if patch.drop_items:
         if _CANCEL_CUE.search(words):
             out.drop_items = [v for v in patch.drop_items if v.strip() and contains_ci(words, v.strip()) and len(v.strip()) >= 3]

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from sotto.errors import ChecksumMismatch, DownloadError
+from sotto.untrusted import ascii_int
 from sotto.models.manifest import ManifestEntry, ManifestFile
 
 CHUNK_BYTES = 256 * 1024
@@ -118,7 +119,8 @@ def download_file(
         if offset and status != 206:
             offset = 0  # the server ignored the Range header: start over
         length = response.headers.get("Content-Length")
-        total = offset + int(length) if length and length.isdigit() else expected_size
+        size = ascii_int(length, max_digits=15) if length else None  # a header from the network
+        total = offset + size if size is not None else expected_size
         progress.start(part.name.removesuffix(".part"), total, offset)
         mode = "ab" if offset else "wb"
         try:

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from sotto.metrics import percentile
-from sotto.errors import ConfigError
+from sotto.errors import ConfigError, InputRefused
+from sotto.memory.evaluation import MAX_SCRIPT_BYTES
+from sotto.untrusted import read_json_file
 
 NAMES = ("Ada", "Grace", "Linus", "Barbara", "Dennis", "Margaret", "Alan", "Edsger", "Frances", "Ken", "Radia",
          "Guido", "Hedy", "Niklaus", "Sophie", "Tim")
@@ -145,9 +147,9 @@ async def bench(url: str, clients: int, turns: int, token: str | None = None, ti
 def load_conversation(path: Path) -> list[str]:
     """The user turns of a demo conversation / memory script ({"turns": [{"user": ...}, ...]})."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_file(path, what="conversation", max_bytes=MAX_SCRIPT_BYTES)
         turns = [str(t["user"]) for t in data["turns"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (InputRefused, KeyError, TypeError) as exc:
         raise ConfigError(f"cannot read a conversation from {path}: {exc}") from exc
     if not turns:
         raise ConfigError(f"{path} has no turns")
@@ -208,7 +210,10 @@ async def _run(args: argparse.Namespace, script: list[str] | None) -> tuple[dict
     config = EngineConfig.from_args(args)
     engines = await asyncio.to_thread(load_engines, config)
     with tempfile.TemporaryDirectory(prefix="sotto-bench-serve-") as folder:
-        options = ServeOptions(port=0, limits=ServeLimits(max_sessions=max(32, args.clients)))
+        # The simulated clients all come from loopback: one client address, so its limits are the server's.
+        slots = max(32, args.clients)
+        options = ServeOptions(port=0, limits=ServeLimits(max_sessions=slots, max_sessions_per_client=slots,
+                                                          max_connections_per_client=2 * slots))
         server = build_server(engines, options, db_path=Path(folder) / "bench.db")
         await server.start()
         print(f"sotto bench serve: built-in server on {server.url} ({engines.labels(config)})", file=sys.stderr)

@@ -11,6 +11,7 @@ from typing import Any
 import sotto  # noqa: F401  (offline environment before any engine import)
 from sotto.engines.base import LanguageModel, SpeechSynthesizer
 from sotto.engines.config import EngineConfig, RecognizerFactory
+from sotto.ids import SessionId
 from sotto.server.app import ServeOptions, SottoServer
 from sotto.server.turns import TurnService
 from sotto.voice.turn_runner import TurnRunner
@@ -61,11 +62,16 @@ def build_server(
     *,
     db_path: Path | None = None,
     budgets: BudgetConfig | None = None,
+    retention: bool = False,
 ) -> SottoServer:
+    """`retention`: delete what is past the retention first (`sotto serve` on the user's store)."""
     from sotto.agent import Agent, AgentConfig
     from sotto.memory.store import Store
+    from sotto.privacy.forget import apply_retention
 
     store = Store(db_path)
+    if retention:
+        apply_retention(store)
     agent = Agent(engines.llm, store, capabilities=engines.capabilities)
     # Same store, no model: answers from the working memory when the model queue is too long.
     memory_agent = Agent(None, store, config=AgentConfig(model_update="off", reply_mode="composed"))
@@ -81,7 +87,7 @@ def board_bridge_factory(runner: TurnRunner, recognizers: Any, lang: str) -> Any
     from sotto.server.wsboard import WebSocketBoardBridge
     from sotto.voice.harness import VoiceSession
 
-    def make(session_id: str) -> WebSocketBoardBridge:
+    def make(session_id: SessionId) -> WebSocketBoardBridge:
         runner.open_session(session_id)
 
         def make_session(link: Any) -> VoiceSession:

@@ -20,6 +20,13 @@ class ServeLimits:
     burst: int = 10
     binary_frames_per_s: float = 400.0  # wire frames from a board (50 fps audio + control, with margin)
     binary_burst: int = 800
+    # One client (a remote address) may not take every slot: loopback clients share one address.
+    max_sessions_per_client: int = 8
+    max_connections_per_client: int = 16
+    # A client that does not take what the server writes within this long is closed (it would
+    # otherwise hold its turn, its session and a buffer forever; keepalive pings cannot tell).
+    write_timeout_s: float = 10.0
+    max_json_depth: int = 16  # client JSON nests 2 levels; deeper is refused before any handler recurses
 
 
 class TokenBucket:

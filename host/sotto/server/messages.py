@@ -22,9 +22,9 @@ from typing import Any, Union
 import numpy as np
 
 from sotto.audio.resample import resample_pcm16
+from sotto.errors import InputRefused
 from sotto.server.limits import ServeLimits
-
-SESSION_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+from sotto.untrusted import clean_text, load_json
 
 
 class ClientMessageError(Exception):
@@ -62,16 +62,17 @@ def parse_client_message(raw: str, limits: ServeLimits) -> ClientMessage:
     if len(raw) > limits.max_message_bytes:
         raise ClientMessageError("message_too_large", f"message of {len(raw)} bytes; the limit is {limits.max_message_bytes}")
     try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise ClientMessageError("invalid_json", f"not valid JSON: {exc}") from None
+        data = load_json(raw, what="the message", max_bytes=limits.max_message_bytes, max_depth=limits.max_json_depth)
+    except InputRefused as exc:
+        raise ClientMessageError("invalid_json", exc.message) from None
     if not isinstance(data, dict):
         raise ClientMessageError("invalid_message", "a message is a JSON object with a \"type\"")
     kind = data.get("type")
     want_state = data.get("state") is True
     if kind == "text":
         text = data.get("text")
-        if not isinstance(text, str) or not text.strip():
+        text = clean_text(text) if isinstance(text, str) else None  # no NUL, control or lone surrogate is kept
+        if not text or not text.strip():
             raise ClientMessageError("invalid_message", "\"text\" must be a non-empty string")
         if len(text) > limits.max_text_chars:
             raise ClientMessageError("text_too_long", f"text of {len(text)} characters; the limit is {limits.max_text_chars}")
@@ -133,4 +134,5 @@ def to_rate(pcm: bytes, from_rate: int, to_rate: int) -> bytes:
 
 
 def error_message(code: str, message: str, **extra: Any) -> str:
-    return json.dumps({"type": "error", "code": code, "message": message, **extra}, ensure_ascii=False)
+    # The message may quote the client's input: cleaned, so it can always be encoded and shown.
+    return json.dumps({"type": "error", "code": code, "message": clean_text(message), **extra}, ensure_ascii=False)

@@ -19,7 +19,8 @@ import contextlib
 import logging
 from typing import Any, Callable, Protocol
 
-from sotto.errors import LinkClosed, LinkError, PortOpenFailed
+from sotto.errors import LinkClosed, PortOpenFailed, SottoError
+from sotto.ids import SessionId
 
 log = logging.getLogger(__name__)
 
@@ -83,11 +84,11 @@ class WebSocketBoardBridge:
     """One session's Wi-Fi board: a BoardLink over the session's current WebSocket, and the
     voice session (built by `make_session(link)`) serving it."""
 
-    def __init__(self, session_id: str, make_session: Callable[[Any], Any], *, hello_timeout_s: float = 5.0,
+    def __init__(self, session_id: SessionId, make_session: Callable[[Any], Any], *, hello_timeout_s: float = 5.0,
                  on_close: Callable[[], None] | None = None) -> None:
         from sotto.link.board_link import LinkOptions
 
-        self.session_id = session_id
+        self.session_id = SessionId(session_id)
         self.url = f"ws-board://{session_id}"
         self.make_session = make_session
         self.on_close = on_close
@@ -145,9 +146,12 @@ class WebSocketBoardBridge:
             self.usage = await session.run()
         except asyncio.CancelledError:
             raise
-        except LinkError as exc:
+        except SottoError as exc:
             self.failure = f"{exc.code}: {exc}"
             log.warning("board session %s: %s", self.session_id, exc)
+        except Exception as exc:  # noqa: BLE001 - logged, never a silent dead task behind a WELCOME
+            self.failure = f"internal: {type(exc).__name__}: {exc}"
+            log.exception("board session %s failed", self.session_id)
         finally:
             await link.close()
             if self.on_close is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,16 @@ class TraceEvent:
         return {"type": self.type, "session": self.session_id, "turn": self.turn_id, "t_ms": round(self.t_ms, 3), **self.data}
 
     @classmethod
-    def from_json_dict(cls, obj: dict[str, Any]) -> "TraceEvent":
+    def from_json_dict(cls, obj: Any) -> "TraceEvent":
+        """The event of a stored trace line; ValueError when its fields have the wrong types."""
+        if not isinstance(obj, dict):
+            raise ValueError("not an event object")
+        kind, session, turn, t_ms = obj.get("type"), obj.get("session"), obj.get("turn"), obj.get("t_ms", 0.0)
+        if not isinstance(kind, str) or not isinstance(session, str):
+            raise ValueError('"type" and "session" must be strings')
+        if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int)):
+            raise ValueError('"turn" must be a whole number or null')
+        if isinstance(t_ms, bool) or not isinstance(t_ms, (int, float)) or not math.isfinite(t_ms):
+            raise ValueError('"t_ms" must be a finite number')
         data = {k: v for k, v in obj.items() if k not in ("type", "session", "turn", "t_ms")}
-        return cls(str(obj["type"]), str(obj["session"]), obj.get("turn"), float(obj.get("t_ms", 0.0)), data)
+        return cls(kind, session, turn, float(t_ms), data)

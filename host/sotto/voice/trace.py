@@ -7,30 +7,25 @@ sink that fails is reported once and detached: the voice turn must not die of it
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
 from sotto import paths
-from sotto.errors import SessionNotFound, StoreError
+from sotto.errors import InputRefused, SessionNotFound, StoreError
+from sotto.ids import SessionId
+from sotto.untrusted import MAX_JSON_DEPTH, load_json
 from sotto.voice.events import TraceEvent
 
 TraceSink = Callable[[TraceEvent], None]
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-
-
-def check_session_id(session_id: str) -> str:
-    """Session ids name files: keep them to a safe alphabet (no paths from the outside)."""
-    if not _SAFE_ID.match(session_id) or session_id.startswith("."):
-        raise StoreError(f"invalid session id {session_id!r}", hint="letters, digits, '_', '-', '.' only")
-    return session_id
+MAX_TRACE_LINE = 1_000_000  # one event is at most a few KB; a longer line is not a trace
 
 
 def trace_path(session_id: str, folder: Path | None = None) -> Path:
-    return (folder or paths.traces_dir()) / f"{check_session_id(session_id)}.jsonl"
+    """The session's trace file, always directly inside the traces folder."""
+    return SessionId(session_id).file_in(folder or paths.traces_dir(), ".jsonl")
 
 
 class TraceLog:
@@ -50,7 +45,7 @@ class TraceLog:
 
         # Write-time redaction (SOTTO_REDACT=1): the file keeps lengths and hashes, not words.
         self.redact = redaction_enabled() if redact is None else redact
-        self.session_id = check_session_id(session_id)
+        self.session_id = SessionId(session_id)
         self.path = trace_path(session_id, folder) if persist else None
         self._file: IO[str] | None = self.path.open("a", encoding="utf-8") if self.path else None
         self._sinks = list(sinks)
@@ -101,15 +96,19 @@ def read_trace(session: str, folder: Path | None = None) -> Iterator[TraceEvent]
         path = trace_path(session, folder)
     if not path.is_file():
         raise SessionNotFound(f"no trace for session {session!r}", hint=f"traces live in {path.parent}")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            line = line.strip()
-            if not line:
+    with path.open("rb") as handle:
+        number = 0
+        while True:
+            raw = handle.readline(MAX_TRACE_LINE + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_TRACE_LINE:
+                raise StoreError(f"{path}:{number}: a line longer than {MAX_TRACE_LINE} bytes: not a sotto trace")
+            if not raw.strip():
                 continue
             try:
-                obj = json.loads(line)
-                if not isinstance(obj, dict) or "type" not in obj:
-                    raise ValueError("not an event object")
+                obj = load_json(raw, what="the line", max_bytes=MAX_TRACE_LINE, max_depth=MAX_JSON_DEPTH)
                 yield TraceEvent.from_json_dict(obj)
-            except (ValueError, KeyError, TypeError) as exc:
+            except (InputRefused, ValueError, KeyError, TypeError) as exc:
                 raise StoreError(f"{path}:{number}: unreadable trace line ({exc})") from exc
