@@ -294,3 +294,28 @@ def test_a_filler_when_the_model_is_predicted_slow(store: Store) -> None:
     assert output.items[0][0] == "acknowledgement"
     assert outcome.degrade_actions[0] == ACKNOWLEDGE and DEFER not in outcome.degrade_actions  # nothing to defer
     assert output.texts() == ["Basil grows best in bright light and warm air."]
+
+
+# ------------------------------------------------------------------ the trace and `sotto stats`
+
+
+def test_stats_report_the_route_of_each_turn_and_the_jobs_of_each_model(
+    store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from sotto.cli import main
+
+    model = FakeAnsweringModel(PROBE_ANSWERS, patches=["not JSON"])
+    caps = capabilities_for(model)  # cached under SOTTO_HOME, where `sotto stats` reads it
+    agent = Agent(model, store, capabilities=caps, now=lambda: NOON)
+    for words in ("My name is Maya.", "What time is it?", "Tell me a joke."):
+        agent.run_turn("s", words)
+    traced = [e["route"] for e in store.traces("s", kind="agent_turn")]
+    assert traced == [CONFIRM, HOST_FACT, MODEL]
+    assert main(["stats", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["routes"] == {CONFIRM: 1, HOST_FACT: 1, MODEL: 1}
+    assert any(why.startswith("host_fact: the time now") for why in out["route_reasons"])
+    jobs = out["model_jobs"]["fake-llm"]
+    assert jobs["patch"].startswith("no (0/3") and jobs["open_answer:en"].startswith("yes (5/5")
