@@ -319,3 +319,22 @@ def test_stats_report_the_route_of_each_turn_and_the_jobs_of_each_model(
     assert any(why.startswith("host_fact: the time now") for why in out["route_reasons"])
     jobs = out["model_jobs"]["fake-llm"]
     assert jobs["patch"].startswith("no (0/3") and jobs["open_answer:en"].startswith("yes (5/5")
+
+
+@pytest.mark.slow
+def test_the_embedded_model_is_probed_and_answers_what_it_passed(store: Store, tmp_path: Path) -> None:
+    from sotto.engines import llm
+
+    model = llm.load()
+    caps = capabilities_for(model, CapabilityCache(tmp_path / "caps.json"))
+    assert caps.measured and caps.reachable and set(caps.jobs) == {"open_answer:en", "open_answer:zh", PATCH, TIE_BREAK}
+    assert caps.prompt_ms_per_token > 0 and caps.gen_ms_per_token > 0  # measured, not assumed
+    predicted = caps.predict_first_sentence_ms(12)
+    assert predicted is not None and predicted > 0
+    result = Agent(model, store, capabilities=caps).run_turn("s", "What is the capital of Japan?")
+    if caps.does(OPEN_ANSWER, "en"):
+        assert result.route == MODEL and (result.reply_source == "model" or result.reply == "I don't know that one.")
+    else:
+        assert result.route == NO_ANSWER
+    patch_calls = caps.does(PATCH)
+    assert (result.model_update_ms > 0) == patch_calls  # no CPU on patches for a model that failed the probe

@@ -129,7 +129,7 @@ class ModelCapabilities:
 
 
 def unprobed(model: LanguageModel) -> ModelCapabilities:
-    """Every job given without a probe: only for callers that chose so (tests, `--reply model`)."""
+    """Every job given without a probe: only for callers that chose so (tests)."""
     return ModelCapabilities(model=model.name, identity=model_identity(model), measured=False)
 
 
