@@ -219,9 +219,18 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
             if summary:
                 return summary[:max_sentences]
         previous = state.last_topic if state.last_topic in FOLLOW_UP_KINDS else ""
-        answer = _answer(state, question, lang, max_sentences, previous)
-        if answer:
-            return answer
+        # "Which shoulder is it, and who's my physio?" / "几点，哪个医生？": each part answered.
+        parts = [p for p in re.split(r",\s*and\s+|\?\s*and\s+|；|，(?=[^，]*(?:几|哪|谁|多少|什么))", question) if p.strip()]
+        answers: list[str] = []
+        for part in parts if len(parts) > 1 else [question]:
+            for sentence in _answer(state, part, lang, max_sentences, previous):
+                if sentence not in answers:
+                    answers.append(sentence)
+        if answers:
+            if len(answers) > max_sentences:
+                joiner = "" if zh else " "
+                answers = answers[: max_sentences - 1] + [joiner.join(answers[max_sentences - 1 :])]
+            return answers
         return ["这个我还不知道，我是离线的。" if zh else "I don't have that noted, and I'm offline, so I can't look it up."]
     if rules.corrections:
         new = rules.corrections[-1].new

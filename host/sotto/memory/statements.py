@@ -594,8 +594,8 @@ def _zh_copula_key_said(text: str, value: Value) -> str:
     return ""
 
 
-_EN_CLAUSE_BREAK = re.compile(r"[,;:]|\s(?:and|but|so|except|while|whereas|when)\s", re.I)
-_ZH_CLAUSE_BREAK = re.compile(r"[，,；;：:。]|但是|不过|而且")
+_EN_CLAUSE_BREAK = re.compile(r"[,;]|:(?=\s)|\s(?:and|but|so|except|while|whereas|when)\s", re.I)  # not the colon of "6:40"
+_ZH_CLAUSE_BREAK = re.compile(r"[，,；;：。]|:(?!\d)|但是|不过|而且")
 
 
 _EN_ANAPHOR = re.compile(r"\b(?:her|him|them|it|that|that one|this one|those|these)\b", re.I)

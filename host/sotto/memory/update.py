@@ -343,7 +343,9 @@ def _by_key(
     for o in statement.values:
         if o.kind == KIND_NAME:
             names |= content_stems(o.text)
+    said_names: set[str] = set()
     if v.cue or statement.strong_cue or statement.admission:
+        said_names = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
         names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
     own = (content_stems(v.context) | content_stems(v.key)) - names
     frame_keys = statement.frame_keys - names
@@ -352,12 +354,13 @@ def _by_key(
         keys = _key_stems(s)
         # The value's own clause counts most; the rest of the sentence helps ("the train's
         # delayed, arriving 3:25 now": the arrival is the train's).
-        overlap = 2 * len(keys & own)
+        overlap = 2 * len(keys & own) + len(keys & said_names)
         if statement.change_cue or not own:
             overlap += len(keys & (frame_keys - own))
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
-        if v.kind == KIND_NAME and s.kind == KIND_NAME and _spelled_again(s.value, v.text):
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value):
+            overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
             overlap += 3  # "the name's spelt Garreth": the same name, spelled right
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
             overlap += 2  # "WM-7240" after "WM-7420": the same code read again
@@ -406,6 +409,10 @@ def _same_shape(a: str, b: str) -> bool:
     if pattern(sa) != pattern(sb):
         return False
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
+
+
+def _titled(name: str) -> bool:
+    return re.match(r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach)\b", name) is not None or re.search(r"(?:老师|医生|大夫|教练|师傅|经理)$", name) is not None
 
 
 def _is_code(text: str) -> bool:
@@ -461,6 +468,10 @@ def replace_in_items(items: list[Item], old: str, new: str, skip: Item | None = 
             continue
         value = replace_everywhere(item.value, old, new)
         key = replace_everywhere(item.key, old, new)
+        bare_old = " ".join(re.sub(r"[^\w\s:]", " ", old).split())
+        if bare_old and bare_old != old:
+            # Keys keep words without their punctuation: "Mr Adeyemi" for "Mr. Adeyemi".
+            key = replace_everywhere(key, bare_old, " ".join(re.sub(r"[^\w\s:]", " ", new).split()))
         if value != item.value or key != item.key:
             item = Item(key=key, value=value, kind=item.kind, turn=item.turn)
         out.append(item)
