@@ -7,7 +7,7 @@ from typing import Iterator
 import numpy as np
 
 from sotto.engines.base import SpeechAudio
-from sotto.pipeline import LoadedEngines
+from sotto.runtime import LoadedEngines
 from fakes_llm import FakeLanguageModel
 
 RATE = 22050

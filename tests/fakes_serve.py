@@ -64,6 +64,9 @@ class FakeRecognizerSource:
     def available(self, lang: str) -> bool:
         return lang in self.texts
 
+    def languages(self) -> list[str]:
+        return sorted(self.texts)
+
     def make(self, lang: str, *, sample_rate: int = 16000) -> FakeRecognizer:
         recognizer = FakeRecognizer(self.texts[lang], sample_rate)
         self.made.append(recognizer)

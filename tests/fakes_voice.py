@@ -11,8 +11,9 @@ from typing import Any, AsyncIterator, Callable, Iterator, Sequence, Union
 
 import numpy as np
 
+from sotto.clock import MONOTONIC, Clock
 from sotto.engines.base import AudioChunk, SpeechAudio, Transcript
-from sotto.link.events import BoardEvent, LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.link.events import BoardEvent, BoardEventKind, LinkState, LinkStatus, MicAudio, PlaybackReport, PlaybackState, PortEvent
 from sotto.agent.actions import RequestedAction
 from sotto.memory.state import SessionState
 
@@ -49,7 +50,8 @@ class FakePort:
     `stopped_fraction` is the share of a stream's audio the board reports played at STOP.
     """
 
-    def __init__(self, speaker_rate: int = RATE, mic_rate: int = RATE) -> None:
+    def __init__(self, speaker_rate: int = RATE, mic_rate: int = RATE, *, clock: Clock = MONOTONIC) -> None:
+        self.clock = clock
         self._speaker_rate = speaker_rate
         self._mic_rate = mic_rate
         self._queue: asyncio.Queue[PortEvent | None] = asyncio.Queue()
@@ -85,17 +87,17 @@ class FakePort:
         self.sent.append(SentAudio(stream_id, pcm, stream_id in self.stopped_streams))
         if stream_id not in self._started:
             self._started.add(stream_id)
-            self.push(PlaybackReport("started", stream_id, 0, 0, time.monotonic()))
+            self.push(PlaybackReport(PlaybackState.STARTED, stream_id, 0, 0, self.clock.now()))
 
     async def end_stream(self, stream_id: int) -> None:
         self.ended_streams.append(stream_id)
         if self.auto_drain:
-            self.push(PlaybackReport("drained", stream_id, self.bytes_sent(stream_id), 0, time.monotonic()))
+            self.push(PlaybackReport(PlaybackState.DRAINED, stream_id, self.bytes_sent(stream_id), 0, self.clock.now()))
 
     async def stop(self, stream_id: int) -> None:
         self.stopped_streams.append(stream_id)
         played = int(self.bytes_sent(stream_id) * self.stopped_fraction) // 2 * 2
-        self.push(PlaybackReport("stopped", stream_id, played, 0, time.monotonic()))
+        self.push(PlaybackReport(PlaybackState.STOPPED, stream_id, played, 0, self.clock.now()))
 
     async def send_command(self, name: str, value: int) -> None:
         try:
@@ -120,16 +122,16 @@ class FakePort:
     def mic(self, pcm: bytes) -> None:
         """Mic audio in FRAME_MS frames, timed as if the last sample arrived now."""
         step = 2 * int(self._mic_rate * FRAME_MS / 1000)
-        now = time.monotonic()
+        now = self.clock.now()
         total = len(pcm) // 2 / self._mic_rate
         for i, offset in enumerate(range(0, len(pcm), step)):
             self.push(MicAudio(pcm[offset : offset + step], self._mic_rate, 0, now - total + i * FRAME_MS / 1000))
 
     def button(self) -> None:
-        self.push(BoardEvent("button_down", 0, time.monotonic()))
+        self.push(BoardEvent(BoardEventKind.BUTTON_DOWN, 0, self.clock.now()))
 
     def link(self, state: str) -> None:
-        self.push(LinkStatus(state, "fake"))
+        self.push(LinkStatus(LinkState(state), "fake"))
 
     def close(self) -> None:
         self._queue.put_nowait(None)
@@ -317,8 +319,8 @@ class EchoBoard(FakePort):
     `run_mic()` produces a 20 ms mic frame every 20 ms until `close()`.
     """
 
-    def __init__(self, echo_gain: float = 0.6, echo_delay_ms: float = 60.0) -> None:
-        super().__init__()
+    def __init__(self, echo_gain: float = 0.6, echo_delay_ms: float = 60.0, *, clock: Clock = MONOTONIC) -> None:
+        super().__init__(clock=clock)
         self.echo_gain = echo_gain
         self.echo_delay_s = echo_delay_ms / 1000.0
         self._play: dict[int, bytearray] = {}
@@ -334,8 +336,8 @@ class EchoBoard(FakePort):
         self.sent.append(SentAudio(stream_id, pcm, stream_id in self.stopped_streams))
         if stream_id not in self._play:
             self._play[stream_id] = bytearray()
-            self._play_start[stream_id] = time.monotonic()
-            self.push(PlaybackReport("started", stream_id, 0, 0, self._play_start[stream_id]))
+            self._play_start[stream_id] = self.clock.now()
+            self.push(PlaybackReport(PlaybackState.STARTED, stream_id, 0, 0, self._play_start[stream_id]))
         self._play[stream_id] += pcm
 
     def _played_bytes(self, stream_id: int, at: float) -> int:
@@ -345,22 +347,22 @@ class EchoBoard(FakePort):
 
     async def end_stream(self, stream_id: int) -> None:
         self.ended_streams.append(stream_id)
-        remaining = (len(self._play.get(stream_id, b"")) - self._played_bytes(stream_id, time.monotonic())) / 2 / self.speaker_rate
+        remaining = (len(self._play.get(stream_id, b"")) - self._played_bytes(stream_id, self.clock.now())) / 2 / self.speaker_rate
 
         async def drained() -> None:
-            await asyncio.sleep(max(0.0, remaining))
+            await self.clock.sleep(max(0.0, remaining))
             if stream_id not in self._stopped_at:
-                self.push(PlaybackReport("drained", stream_id, len(self._play[stream_id]), 0, time.monotonic()))
+                self.push(PlaybackReport(PlaybackState.DRAINED, stream_id, len(self._play[stream_id]), 0, self.clock.now()))
 
         asyncio.ensure_future(drained())
 
     async def stop(self, stream_id: int) -> None:
-        now = time.monotonic()
+        now = self.clock.now()
         self.stopped_streams.append(stream_id)
         if stream_id in self._play:
             played = self._played_bytes(stream_id, now)
             self._stopped_at[stream_id] = now
-            self.push(PlaybackReport("stopped", stream_id, played, 0, now))
+            self.push(PlaybackReport(PlaybackState.STOPPED, stream_id, played, 0, now))
 
     def _speaker_at(self, t0: float, n: int) -> np.ndarray:
         out = np.zeros(n)
@@ -377,10 +379,10 @@ class EchoBoard(FakePort):
 
     async def run_mic(self) -> None:
         n = int(self.mic_rate * FRAME_MS / 1000)
-        next_t = time.monotonic()
+        next_t = self.clock.now()
         while not self._closed:
             next_t += FRAME_MS / 1000
-            await asyncio.sleep(max(0.0, next_t - time.monotonic()))
+            await self.clock.sleep(max(0.0, next_t - self.clock.now()))
             t0 = next_t - FRAME_MS / 1000
             frame = self.echo_gain * self._speaker_at(t0 - self.echo_delay_s, n)
             frame += self._rng.standard_normal(n) * self.noise_floor_rms  # room and mic noise
@@ -422,12 +424,12 @@ class RecordingOutput:
 
 
 async def run_turn(runner: Any, session_id: str, words: str, turn_id: int, *, prior: tuple[str, ...] = (),
-                   control: Any = None) -> tuple[Any, RecordingOutput]:
+                   control: Any = None, budgets: Any = None) -> tuple[Any, RecordingOutput]:
     """One turn through the turn engine onto a RecordingOutput; (outcome, output)."""
     from sotto.voice.budgets import BudgetConfig
-    from sotto.voice.turn_runner import ReplyControl, TurnRequest
+    from sotto.voice.reply_types import ReplyControl, TurnRequest
 
     output = RecordingOutput()
     request = TurnRequest(session_id, words, runner.clock.now(), turn_id=turn_id, prior_side_effects=prior)
-    outcome = await runner.run(request, output, control or ReplyControl(), budgets=BudgetConfig())
+    outcome = await runner.run(request, output, control or ReplyControl(), budgets=budgets or BudgetConfig())
     return outcome, output

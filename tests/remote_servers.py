@@ -42,9 +42,19 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout_s: float) ->
     raise TimeoutError(f"nothing listening on 127.0.0.1:{port} after {timeout_s} s")
 
 
+# llama-cpp-python's server, run the way sotto loads a model (without llama.cpp's extra CPU
+# buffer types: their AMX repack dies at the first batched decode on this host's VMs).
+LLAMA_SERVER = (
+    "import runpy\n"
+    "from sotto.engines.llm import without_extra_buffer_types\n"
+    "with without_extra_buffer_types():\n"
+    "    runpy.run_module('llama_cpp.server', run_name='__main__')\n"
+)
+
+
 def start_llama_server(port: int, *, timeout_s: float = 60.0) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()), "--host", "127.0.0.1",
+        [sys.executable, "-c", LLAMA_SERVER, "--model", str(smollm2_gguf()), "--host", "127.0.0.1",
          "--port", str(port), "--n_ctx", "2048", "--n_threads", "1", "--verbose", "False"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

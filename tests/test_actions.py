@@ -1,4 +1,4 @@
-"""Board actions: extraction (en, zh), bounds, the state diff, and the responder's order."""
+"""Board actions: extraction (en, zh), bounds, the state diff, and the turn engine's order."""
 
 from __future__ import annotations
 

@@ -19,8 +19,9 @@ from sotto.agent import Agent, AgentConfig
 from sotto.memory.sanitize import leaks
 from sotto.memory.state import FACTS_MAX, STEPS_MAX, SessionState
 from sotto.memory.store import Store
-from sotto.voice.budgets import BudgetConfig
-from sotto.voice.turn_runner import ReplyControl, TurnRequest, TurnRunner
+from sotto.voice.budgets import BudgetConfig, LadderConfig
+from sotto.voice.reply_types import ReplyControl, TurnRequest
+from sotto.voice.turn_runner import TurnRunner
 from fakes_voice import FakeTTS, RecordingOutput, run_turn, wait_until
 
 REPO = Path(__file__).resolve().parents[1]
@@ -318,10 +319,12 @@ def test_model_patch_is_skipped_when_the_user_already_spoke_again(store: Store) 
     model = GatedModel(replies=["Water the plants in the morning."])
     runner = TurnRunner(Agent(model, store), FakeTTS())
 
+    no_ladder = BudgetConfig(ladder=LadderConfig(enabled=False))  # nothing deferred by the clock here
+
     async def main() -> None:
-        first = asyncio.create_task(run_turn(runner, "s", "How should I water the plants?", 1))
+        first = asyncio.create_task(run_turn(runner, "s", "How should I water the plants?", 1, budgets=no_ladder))
         await wait_until(lambda: runner.model_worker.busy_session == "s")
-        second = asyncio.create_task(run_turn(runner, "s", "And feed the cat.", 2))
+        second = asyncio.create_task(run_turn(runner, "s", "And feed the cat.", 2, budgets=no_ladder))
         await wait_until(lambda: runner.model_worker.pending() == 1)
         gate.set()
         outcome, _ = await first

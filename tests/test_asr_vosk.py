@@ -85,6 +85,11 @@ def test_korean_speech_streams_partials_then_one_final(korean_recognizer: asr.Vo
     finals = [r for r in results if r.final]
     assert partials and all(r.text for r in partials)
     assert len(finals) == 1 and finals[0].text and finals[0].turn_id == 7
+    # Each word of the final with Vosk's confidence (for "was that ...?" questions).
+    words = finals[0].words
+    assert words and " ".join(w.word for w in words) == finals[0].text
+    assert all(w.confidence is not None and 0.0 <= w.confidence <= 1.0 for w in words)
+    assert finals[0].confidence is not None
     assert results[-1].final  # nothing after the final
     assert korean_recognizer.real_time_factor is not None
 

@@ -1,4 +1,4 @@
-"""`sotto eval`: metrics exactly as DESIGN.md defines them, and the line format."""
+"""`sotto eval`: metrics exactly as docs/DESIGN.md defines them, and the line format."""
 
 from __future__ import annotations
 
@@ -118,3 +118,54 @@ def test_real_model_short_session(tmp_path: Path) -> None:
     assert all(r.context_overflows == 0 for r in results)
     assert "six" in results[-1].state.memory_text() and "four" not in results[-1].state.memory_text()
     assert all(r.reply for r in results)
+
+
+class MishearingRecognizer:
+    """Recognizer fake: each turn's final is the next scripted mishearing (numbers spelled out)."""
+
+    name = "fake-asr"
+    sample_rate = 16000
+
+    def __init__(self, heard: list[str]) -> None:
+        self.heard = list(heard)
+        self.done: set[int] = set()
+
+    def accept(self, chunk: object) -> list[object]:
+        return []
+
+    def flush(self, turn_id: int) -> list[object]:
+        from sotto.engines.base import Transcript
+
+        if turn_id in self.done or not self.heard:
+            return []
+        self.done.add(turn_id)
+        return [Transcript(turn_id, self.heard.pop(0), final=True)]
+
+
+def test_speech_turns_give_the_memory_the_recognised_words_and_report_wer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sotto.commands.eval import SpeechInput
+    from sotto.engines.normalize import NormalizingRecognizer
+
+    monkeypatch.setenv("SOTTO_HOME", str(tmp_path / "home"))  # the synthesis cache
+    script = scripted(
+        ScriptTurn("Book a table for four people at 7 pm.", remember=[["4", "four"]]),
+        ScriptTurn("My name is Carla.", remember=["Carla"]),
+        ScriptTurn("Hello?"),
+    )
+    recognizer = NormalizingRecognizer(MishearingRecognizer(
+        ["book a table for four people at seven p m", "my name is carl a", ""]), "en")
+    voice = FakeSynthesizer()
+    speech = SpeechInput(lambda lang: voice, lambda lang: (recognizer, "fake-asr"))
+    lines: list[dict[str, object]] = []
+    totals = run_scripts([script], Agent(FakeLanguageModel(), Store(tmp_path / "s.db")), None, lines.append, speech=speech)
+    result = summary(totals, 1, "fake", asr=", ".join(speech.labels))
+    assert voice.texts == [t.user for t in script.turns]  # each user turn was synthesised
+    first, second, third = lines
+    assert first["heard"] == "book a table for four people at seven p m"
+    assert first["final_transcript"] == "book a table for 4 people at 7 pm" and first["wer"] == 0.0
+    assert "7 pm" in json.dumps(first["state"])  # the memory got the normalised words
+    assert second["wer"] == 0.5  # "carl a" for "carla": one substitution, one insertion
+    assert third["reply"] == "" and third["first_answer_ms"] is None  # nothing heard: no turn
+    assert result["wer"] == round(3 / 14, 4) and result["wer_per_script"] == {"t": round(3 / 14, 4)}  # 9 + 4 + 1 words
+    assert result["asr"] == "fake-asr" and result["turns"] == 3

@@ -15,7 +15,7 @@ from sotto.engines.config import EngineConfig
 from sotto.link import messages as m
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.memory.store import Store
-from sotto.pipeline import Pipeline, PipelineOptions, load_engines
+from sotto.runtime import EngineOptions, Runtime, load_engines
 from sotto.voice.typed_turns import TypedTurnsRecognizer
 from sotto.sim import SimError, SimulatedBoard
 from sotto.voice import events as ev
@@ -43,7 +43,7 @@ Scenario = Callable[[SimulatedBoard, BoardLink, VoiceSession, TypedTurnsRecogniz
 def run_with_board(tmp_path: Path, scenario: Scenario) -> None:
     async def go() -> None:
         store = Store(tmp_path / "pipeline.db")
-        pipeline = Pipeline(fake_engines(replies=("Noted.",)), store)
+        runtime = Runtime(fake_engines(replies=("Noted.",)), store)
         recognizer = TypedTurnsRecognizer(None)
         with SimulatedBoard(baud=BAUD) as board:
             link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
@@ -61,7 +61,7 @@ def run_with_board(tmp_path: Path, scenario: Scenario) -> None:
                     timeline.append(("volume_at_speech", board.speaker.volume))
 
             link.add_listener(on_message)
-            session = pipeline.session(link, recognizer, session_id="pipeline-test", sinks=(sink,),
+            session = runtime.voice_session(link, recognizer, session_id="pipeline-test", sinks=(sink,),
                                        trace_folder=tmp_path)
             task = asyncio.create_task(session.run())
             try:
@@ -70,7 +70,7 @@ def run_with_board(tmp_path: Path, scenario: Scenario) -> None:
                 task.cancel()
                 await asyncio.wait({task})
                 await link.close()
-                pipeline.close()
+                runtime.close()
                 store.close()
 
     asyncio.run(go())
@@ -165,7 +165,7 @@ def test_configured_remote_engines_are_used_instead_of_loading_models(tmp_path: 
 
     monkeypatch.setenv("SOTTO_HOME", str(tmp_path))  # its capability probe finds no server: nothing is cached
     config = EngineConfig(llm_url="http://127.0.0.1:9/v1", tts_wyoming="127.0.0.1:9")
-    engines = load_engines(PipelineOptions(model="/nonexistent.gguf", voice="/nonexistent.onnx", engine_config=config))
+    engines = load_engines(EngineOptions(model="/nonexistent.gguf", voice="/nonexistent.onnx", engine_config=config))
     assert isinstance(engines.llm, RemoteLanguageModel) and isinstance(engines.tts, WyomingSynthesizer)
     assert engines.llm_file.startswith("remote:")
     assert engines.tts_name.startswith("wyoming:")
@@ -209,8 +209,9 @@ def test_the_demo_conversation_runs_on_remote_engines_unchanged(tmp_path: Path, 
         tts_server = start_wyoming_piper(tts_port)
         try:
             config = EngineConfig(llm_url=f"http://127.0.0.1:{llm_port}/v1", tts_wyoming=f"127.0.0.1:{tts_port}")
-            options = DemoOptions(pipeline=PipelineOptions(engine_config=config), script=str(script),
-                                  database=tmp_path / "demo.db", echo_gain=0.0, think_s=0.1, turn_timeout_s=60.0)
+            options = DemoOptions(engines=EngineOptions(engine_config=config), script=str(script),
+                                  database=tmp_path / "demo.db", echo_gain=0.0, think_s=0.1, turn_timeout_s=60.0,
+                                  replay_transcripts=True)
             result = asyncio.run(run_demo(options, lambda kind, payload: None))
         finally:
             stop(tts_server)

@@ -12,7 +12,7 @@ from fakes_pipeline import fake_engines
 from sotto.engines.base import AudioChunk, Transcript
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.memory.store import Store
-from sotto.pipeline import Pipeline
+from sotto.runtime import Runtime
 from sotto.voice.typed_turns import TypedTurnsRecognizer
 from sotto.sim import SimulatedBoard
 from sotto.voice import events as ev
@@ -67,13 +67,13 @@ def test_typed_turns_run_the_whole_pipeline_and_ctrl_c_closes_as_cancelled(tmp_p
                 completed.append(dict(event.data))
 
         store = Store(tmp_path / "run.db")
-        pipeline = Pipeline(fake_engines(replies=("Nice to meet you, Maya.",)), store)
+        runtime = Runtime(fake_engines(replies=("Nice to meet you, Maya.",)), store)
         recognizer = TypedTurnsRecognizer(None)
         with SimulatedBoard(baud=BAUD) as board:
             link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
             await link.open()
             try:
-                session = pipeline.session(link, recognizer, session_id="run-test", trace_folder=tmp_path,
+                session = runtime.voice_session(link, recognizer, session_id="run-test", trace_folder=tmp_path,
                                            sinks=(sink,))
                 task = asyncio.create_task(session.run())
                 recognizer.type_line("My name is Maya.")
@@ -91,7 +91,7 @@ def test_typed_turns_run_the_whole_pipeline_and_ctrl_c_closes_as_cancelled(tmp_p
                 assert session.usage.status == "cancelled"
             finally:
                 await link.close()
-                pipeline.close()
+                runtime.close()
                 store.close()
 
     asyncio.run(go())

@@ -12,14 +12,13 @@ from websockets.asyncio.client import connect
 
 from fakes_llm import FakeLanguageModel
 from fakes_serve import FakeSynthesizer
-from sotto.agent import Agent
+from sotto.agent import AgentConfig
 from sotto.engines.base import AudioChunk, Transcript
+from sotto.knowledge import example_path, load_knowledge
 from sotto.link import messages as m
 from sotto.memory.store import Store
+from sotto.runtime import LoadedEngines, Runtime, RuntimeOptions
 from sotto.server.app import ServeOptions, SottoServer
-from sotto.server.build import board_bridge_factory
-from sotto.server.turns import TurnService
-from sotto.voice.turn_runner import TurnRunner
 from sotto_fw import wire
 
 RATE = 16000
@@ -55,10 +54,22 @@ class Recognizers:
     def available(self, lang: str) -> bool:
         return lang == "en"
 
+    def languages(self) -> list[str]:
+        return ["en"]
+
     def make(self, lang: str, *, sample_rate: int = 16000) -> EndpointingFakeRecognizer:
         recognizer = EndpointingFakeRecognizer(need_bytes=RATE * 2 // 2)  # half a second
         self.made.append(recognizer)
         return recognizer
+
+
+def make_server(tmp_path: Path, recognizers: Any, *, reply: str = "Hello Wanda.",
+                options: RuntimeOptions | None = None) -> tuple[SottoServer, Runtime, Store]:
+    """`sotto serve`'s assembly: the composition root's runtime behind the server."""
+    store = Store(tmp_path / "b.db")
+    engines = LoadedEngines(FakeLanguageModel(replies=(reply,)), FakeSynthesizer(), "fake-llm.gguf", "fake-tts")
+    runtime = Runtime(engines, store, options or RuntimeOptions(answer_from_memory=True))
+    return SottoServer.from_runtime(runtime, ServeOptions(port=0), recognizers=recognizers), runtime, store
 
 
 def hello() -> m.Hello:
@@ -67,13 +78,7 @@ def hello() -> m.Hello:
 
 def test_wifi_board_gets_welcome_and_a_spoken_reply_over_websocket(tmp_path: Path) -> None:
     async def main() -> tuple[list[Any], dict[str, Any]]:
-        store = Store(tmp_path / "b.db")
-        agent = Agent(FakeLanguageModel(replies=("Hello Wanda.",)), store)
-        tts = FakeSynthesizer()
-        recognizers = Recognizers()
-        runner = TurnRunner(agent, tts)
-        server = SottoServer(TurnService(runner), recognizers, ServeOptions(port=0),
-                             board_bridges=board_bridge_factory(runner, recognizers, "en"))
+        server, runtime, store = make_server(tmp_path, Recognizers())
         await server.start()
         received: list[Any] = []
         decoder = wire.FrameDecoder(lambda mtype, seq, payload: received.append(m.decode_message(mtype, bytes(payload))))
@@ -107,6 +112,7 @@ def test_wifi_board_gets_welcome_and_a_spoken_reply_over_websocket(tmp_path: Pat
             return [welcome, audio], state
         finally:
             await server.close()
+            runtime.close()
 
     (welcome, audio), state = asyncio.run(main())
     assert welcome.mic_rate == RATE and welcome.mic_format == wire.FMT_PCM16
@@ -120,11 +126,7 @@ def test_binary_frames_without_an_asr_model_get_a_clear_error(tmp_path: Path) ->
             return False
 
     async def main() -> dict[str, Any]:
-        agent = Agent(FakeLanguageModel(), Store(tmp_path / "c.db"))
-        tts = FakeSynthesizer()
-        runner = TurnRunner(agent, tts)
-        server = SottoServer(TurnService(runner), NoRecognizers(), ServeOptions(port=0),
-                             board_bridges=board_bridge_factory(runner, NoRecognizers(), "en"))
+        server, _runtime, _store = make_server(tmp_path, NoRecognizers())
         await server.start()
         try:
             async with connect(f"{server.url}/ws/no-asr") as ws:
@@ -135,3 +137,37 @@ def test_binary_frames_without_an_asr_model_get_a_clear_error(tmp_path: Path) ->
 
     error = asyncio.run(main())
     assert error["type"] == "error" and error["code"] == "no_asr_model" and "'en'" in error["message"]
+
+
+def test_serve_sessions_get_the_knowledge_file_and_the_profile(tmp_path: Path) -> None:
+    """A Wi-Fi board's session is opened on its board profile, and every serve session (board or
+    text) answers from the same system knowledge, as `sotto run` and the demo do."""
+    options = RuntimeOptions(knowledge=load_knowledge(example_path()), answer_from_memory=True,
+                             agent=AgentConfig(model_update="off", reply_mode="composed"))
+
+    async def main() -> tuple[dict[str, Any], Store, str | None]:
+        server, runtime, store = make_server(tmp_path, Recognizers(), options=options)
+        await server.start()
+        try:
+            encoder = wire.FrameEncoder()
+            async with connect(f"{server.url}/ws/kiosk-7") as board:
+                await board.send(m.encode_message(encoder, hello()))
+                for _ in range(40):  # until the link has attached and the session was built
+                    await asyncio.sleep(0.05)
+                    if store.session_profile("kiosk-7"):
+                        break
+            async with connect(f"{server.url}/ws/visitor") as client:
+                await client.send(json.dumps({"type": "text", "text": "When do you open?"}))
+                while True:
+                    reply = json.loads(await asyncio.wait_for(client.recv(), 30))
+                    if reply["type"] in ("reply", "error"):
+                        break
+            return reply, store, store.session_profile("kiosk-7")
+        finally:
+            await server.close()
+            runtime.close()
+
+    reply, store, board_profile = asyncio.run(main())
+    assert board_profile == "board:board-42"  # the board's own profile, from its HELLO
+    assert reply["type"] == "reply" and "6:00" in reply["reply"] and "23:30" in reply["reply"]
+    assert store.traces("visitor", kind="agent_turn")[-1]["knowledge"] == ["Opening hours"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
 
-from fakes_voice import EchoBoard, FakeAgent, FakeRecognizer, NoiseTTS, noise, wait_until
+from fakes_clock import SimulatedClock, quiet_engine
+from fakes_voice import EchoBoard, FakeAgent, FakeRecognizer, NoiseTTS, noise
 from sotto.engines.base import Transcript
 from sotto.voice import events as ev
 from sotto.voice.bargein import BargeInConfig
@@ -16,33 +16,34 @@ from sotto.voice.phases import Phase
 from sotto.voice.turn_runner import TurnRunner
 from sotto.voice.usage import UsageRecord
 
-pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 
 REPLY: list = ["one two three four five six seven eight.", "nine ten eleven twelve thirteen fourteen."]
 
 
 def run_echo_session(tmp_path: Path, config: VoiceConfig, interrupt_after_s: float | None) -> tuple[VoiceSession, EchoBoard, UsageRecord]:
-    board = EchoBoard(echo_gain=0.6, echo_delay_ms=60)
+    clock = SimulatedClock()
+    board = EchoBoard(echo_gain=0.6, echo_delay_ms=60, clock=clock)
     recognizer = FakeRecognizer()
-    session = VoiceSession(board, recognizer, TurnRunner(FakeAgent(script={1: REPLY}), NoiseTTS()), session_id="echo",  # type: ignore[arg-type]
-                           config=config, trace_folder=tmp_path)
+    runner = TurnRunner(FakeAgent(script={1: REPLY}), NoiseTTS(), clock=clock)  # type: ignore[arg-type]
+    clock.quiet = quiet_engine(runner, clock)
+    session = VoiceSession(board, recognizer, runner, session_id="echo", config=config, trace_folder=tmp_path, clock=clock)
 
     async def main() -> UsageRecord:
         task = asyncio.create_task(session.run())
         mic = asyncio.create_task(board.run_mic())
-        await wait_until(lambda: session.phase == Phase.LISTENING)
+        await clock.run_until(lambda: session.phase == Phase.LISTENING)
         recognizer.next(Transcript(1, "count", final=False))
-        await asyncio.sleep(0.05)
+        await clock.advance(0.05)
         recognizer.next(Transcript(1, "count for me", final=True))
-        await wait_until(lambda: session.phase == Phase.SPEAKING)
+        await clock.run_until(lambda: session.phase == Phase.SPEAKING)
         if interrupt_after_s is not None:
-            await asyncio.sleep(interrupt_after_s)
+            await clock.advance(interrupt_after_s)
             board.user_audio += noise(500, 4000, seed=9)
-        await wait_until(lambda: len(session.usage.turns) == 1, timeout=10)
+        await clock.run_until(lambda: len(session.usage.turns) == 1, limit_s=10)
         board.close()
-        usage = await asyncio.wait_for(task, 5)
-        await asyncio.wait({mic})
-        return usage
+        await clock.run_until(lambda: task.done() and mic.done(), what="the session's end")
+        runner.close()
+        return task.result()
 
     return session, board, asyncio.run(main())
 

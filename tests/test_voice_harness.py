@@ -9,7 +9,8 @@ from typing import Awaitable, Callable
 
 import pytest
 
-from fakes_voice import Delay, FakeAgent, FakePort, FakeRecognizer, FakeTTS, action, noise, silence, tone, wait_until
+from fakes_clock import SimulatedClock, quiet_engine
+from fakes_voice import Delay, FakeAgent, FakePort, FakeRecognizer, FakeTTS, action, noise, silence, tone
 from sotto.engines.base import Transcript
 from sotto.voice import events as ev
 from sotto.voice.budgets import BudgetConfig
@@ -22,23 +23,36 @@ from sotto.voice.usage import UsageRecord
 Scenario = Callable[[FakePort, FakeRecognizer, VoiceSession], Awaitable[None]]
 
 
-def make_session(tmp_path: Path, agent: FakeAgent | None = None, config: VoiceConfig | None = None) -> tuple[VoiceSession, FakePort, FakeRecognizer, FakeAgent]:
-    port = FakePort()
+def make_session(tmp_path: Path, agent: FakeAgent | None = None, config: VoiceConfig | None = None,
+                 session_id: str = "test-session", sinks: tuple = ()) -> tuple[VoiceSession, FakePort, FakeRecognizer, FakeAgent]:
+    """A session on simulated time: the board, the agent's pauses and every timeout run on one clock."""
+    clock = SimulatedClock()
+    port = FakePort(clock=clock)
     recognizer = FakeRecognizer()
     agent = agent or FakeAgent()
-    runner = TurnRunner(agent, FakeTTS())  # type: ignore[arg-type]
-    session = VoiceSession(port, recognizer, runner, session_id="test-session", config=config, trace_folder=tmp_path)
+    agent.sleep = clock.blocking_sleep
+    runner = TurnRunner(agent, FakeTTS(), clock=clock)  # type: ignore[arg-type]
+    clock.quiet = quiet_engine(runner, clock)
+    session = VoiceSession(port, recognizer, runner, session_id=session_id, config=config, trace_folder=tmp_path,
+                           sinks=sinks, clock=clock)
     return session, port, recognizer, agent
+
+
+def clock_of(session: VoiceSession) -> SimulatedClock:
+    assert isinstance(session.clock, SimulatedClock)
+    return session.clock
 
 
 def run_scenario(session: VoiceSession, port: FakePort, recognizer: FakeRecognizer, scenario: Scenario) -> UsageRecord:
     async def main() -> UsageRecord:
+        clock = clock_of(session)
         task = asyncio.create_task(session.run())
-        await wait_until(lambda: session.phase == Phase.LISTENING)
+        await clock.run_until(lambda: session.phase == Phase.LISTENING)
         await scenario(port, recognizer, session)
         port.close()
         try:
-            return await asyncio.wait_for(task, 10)
+            await clock.run_until(task.done, what="the session's end")
+            return task.result()
         finally:
             session.runner.close()
 
@@ -61,7 +75,7 @@ def test_positive_turn_event_order_and_metrics(tmp_path: Path) -> None:
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "turn on", "turn on the light")
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
 
     usage = run_scenario(session, port, recognizer, scenario)
     order = [t for t in types(session) if t in (ev.PARTIAL_TRANSCRIPT, ev.FINAL_TRANSCRIPT, ev.AGENT_SPEECH_STARTED, ev.AGENT_SPEECH_CHUNK, ev.SESSION_CLOSED)]
@@ -95,11 +109,11 @@ def test_partial_after_final_and_repeated_final_change_nothing(tmp_path: Path) -
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "what is", "what is the time")
-        await wait_until(lambda: len(session.conversation.messages) >= 1)
+        await clock_of(session).run_until(lambda: len(session.conversation.messages) >= 1)
         committed = list(session.conversation.messages)
         recognizer.next(Transcript(1, "what is the tide", final=False), Transcript(1, "what is the tide", final=True))
         port.mic(silence(20))
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
         assert session.conversation.messages[0] == committed[0]
 
     usage = run_scenario(session, port, recognizer, scenario)
@@ -120,12 +134,12 @@ def test_barge_in_by_button_cancels_a_running_board_action(tmp_path: Path) -> No
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         port.command_gate = asyncio.Event()  # the first action blocks on the board; the second never runs
         user_says(port, recognizer, 1, "louder", "louder please")
-        await wait_until(lambda: port.commands_pending != [])
+        await clock_of(session).run_until(lambda: port.commands_pending != [])
         port.button()
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
         port.command_gate = None
         user_says(port, recognizer, 2, "thanks", "thanks")
-        await wait_until(lambda: len(session.usage.turns) == 2)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 2)
 
     usage = run_scenario(session, port, recognizer, scenario)
     first, second = usage.turns
@@ -147,12 +161,12 @@ def test_barge_in_by_button_stops_the_reply_then_next_turn_runs(tmp_path: Path) 
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "tell me", "tell me a story")
-        await wait_until(lambda: len(session.trace.of_type(ev.AGENT_SPEECH_CHUNK)) >= 9)
+        await clock_of(session).run_until(lambda: len(session.trace.of_type(ev.AGENT_SPEECH_CHUNK)) >= 9)
         port.button()
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
         port.auto_drain = True
         user_says(port, recognizer, 2, "thanks", "thanks")
-        await wait_until(lambda: len(session.usage.turns) == 2)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 2)
 
     usage = run_scenario(session, port, recognizer, scenario)
     first, second = usage.turns
@@ -186,12 +200,12 @@ def test_side_effects_of_an_interrupted_turn_are_told_to_the_next(tmp_path: Path
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "lamp", "lamp on please")
-        await wait_until(lambda: len(session.trace.of_type(ev.AGENT_SPEECH_CHUNK)) >= 2)
+        await clock_of(session).run_until(lambda: len(session.trace.of_type(ev.AGENT_SPEECH_CHUNK)) >= 2)
         port.button()
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
         port.auto_drain = True
         user_says(port, recognizer, 2, "ok", "ok")
-        await wait_until(lambda: len(session.usage.turns) == 2)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 2)
 
     usage = run_scenario(session, port, recognizer, scenario)
     assert usage.turns[0].actions_done == ["lamp on"] and port.commands == [("gpio", 1)]
@@ -207,14 +221,14 @@ def test_voice_over_the_agent_interrupts_but_a_cough_does_not(tmp_path: Path) ->
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "talk", "talk to me")
-        await wait_until(lambda: session.phase == Phase.SPEAKING)
+        await clock_of(session).run_until(lambda: session.phase == Phase.SPEAKING)
         port.mic(noise(60, 4000))  # a cough: loud but short
         port.mic(silence(200))
-        await asyncio.sleep(0.05)
-        await wait_until(lambda: len(recognizer.chunks) >= 15)
+        await clock_of(session).advance(0.05)
+        await clock_of(session).run_until(lambda: len(recognizer.chunks) >= 15)
         assert session.trace.of_type(ev.BARGE_IN) == []
         port.mic(noise(400, 4000, seed=2))  # the user talks over the agent
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
 
     usage = run_scenario(session, port, recognizer, scenario)
     barges = session.trace.of_type(ev.BARGE_IN)
@@ -229,10 +243,10 @@ def test_non_empty_partial_while_speaking_interrupts(tmp_path: Path) -> None:
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "talk", "talk to me")
-        await wait_until(lambda: session.phase == Phase.SPEAKING)
+        await clock_of(session).run_until(lambda: session.phase == Phase.SPEAKING)
         recognizer.next(Transcript(2, "wait", final=False))
         port.mic(silence(20))
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
 
     run_scenario(session, port, recognizer, scenario)
     assert session.trace.of_type(ev.BARGE_IN)[0].data["source"] == "partial"
@@ -246,7 +260,7 @@ def test_late_answer_degrades_live_and_turn_says_so(tmp_path: Path) -> None:
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "plan", "plan my week")
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
 
     usage = run_scenario(session, port, recognizer, scenario)
     record = usage.turns[0]
@@ -274,7 +288,7 @@ def test_slow_total_turn_shortens_the_answer(tmp_path: Path) -> None:
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "tell", "tell me everything")
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
 
     usage = run_scenario(session, port, recognizer, scenario)
     record = usage.turns[0]
@@ -291,7 +305,7 @@ def test_over_budget_without_degradation_is_flagged(tmp_path: Path) -> None:
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "hi", "hi there")
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
 
     usage = run_scenario(session, port, recognizer, scenario)
     record = usage.turns[0]
@@ -308,9 +322,9 @@ def test_failed_reply_is_counted_and_session_goes_on(tmp_path: Path) -> None:
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "a", "first")
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
         user_says(port, recognizer, 2, "b", "second")
-        await wait_until(lambda: len(session.usage.turns) == 2)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 2)
 
     usage = run_scenario(session, port, recognizer, scenario)
     assert [t.stop_reason for t in usage.turns] == ["failed", "completed"]
@@ -323,16 +337,18 @@ def test_board_back_within_grace_resumes_gone_past_it_closes_cancelled(tmp_path:
 
     async def main() -> UsageRecord:
         task = asyncio.create_task(session.run())
-        await wait_until(lambda: session.phase == Phase.LISTENING)
+        await clock_of(session).run_until(lambda: session.phase == Phase.LISTENING)
         port.link("detached")
-        await asyncio.sleep(0.05)
+        await clock_of(session).advance(0.05)
         port.link("attached")
-        await asyncio.sleep(0.3)
+        await clock_of(session).advance(0.3)
         assert not task.done()  # resumed: same session
         user_says(port, recognizer, 1, "hi", "hello again")
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
         port.link("detached")
-        return await asyncio.wait_for(task, 5)
+        await clock_of(session).run_until(task.done, what="the grace period's end")  # 0.2 s, simulated
+        session.runner.close()
+        return task.result()
 
     usage = asyncio.run(main())
     assert usage.status == "cancelled" and usage.turns[0].stop_reason == "completed"
@@ -346,13 +362,13 @@ def test_ctrl_c_closes_the_session_as_cancelled(tmp_path: Path) -> None:
 
     async def main() -> None:
         task = asyncio.create_task(session.run())
-        await wait_until(lambda: session.phase == Phase.LISTENING)
+        await clock_of(session).run_until(lambda: session.phase == Phase.LISTENING)
         user_says(port, recognizer, 1, "hm", "think hard")
-        await wait_until(lambda: agent.turns != [])
+        await clock_of(session).run_until(lambda: agent.turns != [])
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        await wait_until(lambda: agent.cancelled == [1])
+        await clock_of(session).run_until(lambda: agent.cancelled == [1])
         session.runner.close()
 
     asyncio.run(main())
@@ -365,13 +381,11 @@ def test_ctrl_c_closes_the_session_as_cancelled(tmp_path: Path) -> None:
 
 def test_extra_sink_gets_every_event_and_turn_record_has_demo_fields(tmp_path: Path) -> None:
     received: list[ev.TraceEvent] = []
-    port, recognizer = FakePort(), FakeRecognizer()
-    runner = TurnRunner(FakeAgent(), FakeTTS())  # type: ignore[arg-type]
-    session = VoiceSession(port, recognizer, runner, session_id="sink", trace_folder=tmp_path, sinks=(received.append,))
+    session, port, recognizer, _ = make_session(tmp_path, session_id="sink", sinks=(received.append,))
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "x", "hello")
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
 
     usage = run_scenario(session, port, recognizer, scenario)
     assert [e.type for e in received] == types(session)
@@ -390,7 +404,7 @@ def test_answer_stalling_mid_reply_is_cut_at_the_total_turn_limit(tmp_path: Path
 
     async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
         user_says(port, recognizer, 1, "go", "go on")
-        await wait_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
 
     usage = run_scenario(session, port, recognizer, scenario)
     record = usage.turns[0]

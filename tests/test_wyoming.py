@@ -152,7 +152,7 @@ def test_engine_config_from_file_and_flags(tmp_path: Path) -> None:
     toml.write_text('[llm]\nurl = "http://127.0.0.1:8080/v1"\n[tts]\nwyoming = "127.0.0.1:10200"\n')
     config = EngineConfig.from_file(toml)
     assert config.llm_url == "http://127.0.0.1:8080/v1" and config.tts_wyoming == "127.0.0.1:10200"
-    assert config.describe()["asr"] == "in-process vosk"
+    assert config.describe()["asr"] == "in-process vosk or pocketsphinx"
     assert config.remote_llm() is not None and config.remote_tts() is not None
     as_json = tmp_path / "engines.json"
     as_json.write_text('{"asr": {"wyoming": "127.0.0.1:10300"}}')

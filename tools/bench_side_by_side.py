@@ -36,10 +36,10 @@ def main(argv: list[str] | None = None) -> int:
         from sotto.commands.eval import run_scripts, summary
         from sotto.memory.evaluation import load_script
         from sotto.memory.store import Store
-        from sotto.pipeline import PipelineOptions, load_engines
+        from sotto.runtime import EngineOptions, load_engines
 
         paths = args.scripts or DEFAULT_SCRIPTS
-        engines = load_engines(PipelineOptions())
+        engines = load_engines(EngineOptions())
         scripts = [load_script(p) for p in paths]
         with tempfile.TemporaryDirectory(prefix="sotto-bench-") as tmp:
             store = Store(Path(tmp) / "bench.db")

@@ -92,9 +92,7 @@ class BoardApp:
         now = self.clock.ticks_ms()
         self.tx.clear()
         self.enc.seq = 0
-        self.dec.n = 0
-        self.dec.overflow = False
-        self.dec.reset_sequence()
+        self.dec.reset()
         self.handshake.new_boot()
         self.player.reset()
         self.credits.reset()

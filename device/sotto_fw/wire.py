@@ -337,6 +337,13 @@ class FrameDecoder:
     def reset_sequence(self):
         self.expected_seq = -1
 
+    def reset(self):
+        """A new line (a reopened port): drop any half-received frame and start the sequence
+        afresh, so the jump is not counted as loss. The counters keep their totals."""
+        self.n = 0
+        self.overflow = False
+        self.expected_seq = -1
+
     def feed(self, data, n=-1):
         """Take the first n bytes of data (all of it when n < 0).
 

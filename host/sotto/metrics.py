@@ -19,3 +19,15 @@ def percentile(values: Sequence[float], q: float, *, digits: int | None = 1) -> 
     hi = min(lo + 1, len(ordered) - 1)
     value = ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
     return value if digits is None else round(value, digits)
+
+
+def word_errors(reference: Sequence[str], hypothesis: Sequence[str]) -> int:
+    """Substitutions + deletions + insertions turning `reference` into `hypothesis` (the
+    numerator of the word error rate; the denominator is len(reference))."""
+    previous = list(range(len(hypothesis) + 1))
+    for i, ref in enumerate(reference, 1):
+        current = [i] + [0] * len(hypothesis)
+        for j, hyp in enumerate(hypothesis, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ref != hyp))
+        previous = current
+    return previous[-1]

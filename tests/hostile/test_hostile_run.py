@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import io
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import pytest
 
 from fakes_link import FakeBoard
 from fakes_pipeline import fake_engines
-from sotto import pipeline
+from sotto import runtime
 from sotto.commands import run as run_command
 from sotto.errors import ModelNotFound, SottoError
 from sotto.link.board_link import BoardLink, LinkOptions
@@ -29,13 +30,13 @@ from sotto.voice.harness import VoiceConfig
 def fake_pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOTTO_HOME", str(tmp_path / "home"))
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # the typed-turns reader meets the end of input
-    monkeypatch.setattr(pipeline, "load_engines", lambda options: fake_engines())
+    monkeypatch.setattr(runtime, "load_engines", lambda options: fake_engines())
 
     def no_recognizer(*args: object, **kwargs: object) -> object:
         raise ModelNotFound("no Vosk model in this test")
 
-    monkeypatch.setattr(pipeline, "make_recognizer", no_recognizer)
-    monkeypatch.setattr(pipeline, "default_voice_config", lambda: VoiceConfig(grace_s=0.5))
+    monkeypatch.setattr(runtime, "make_recognizer", no_recognizer)
+    monkeypatch.setattr(runtime, "RuntimeOptions", functools.partial(runtime.RuntimeOptions, voice=VoiceConfig(grace_s=0.5)))
 
 
 def _args() -> argparse.Namespace:
@@ -43,7 +44,7 @@ def _args() -> argparse.Namespace:
 
 
 async def _serve(board: FakeBoard, *, unplug: bool) -> None:
-    options = pipeline.PipelineOptions(lang="en")
+    options = runtime.EngineOptions(lang="en")
     link = BoardLink("fake://board", LinkOptions(baud=921600, hello_timeout_s=2.0, ping_interval_s=0.05,
                                                  detach_after_s=0.3, backoff_initial_s=0.01, backoff_max_s=0.02),
                      transport_factory=board.open_port)

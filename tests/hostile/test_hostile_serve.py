@@ -23,15 +23,14 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from fakes_llm import FakeLanguageModel
 from fakes_serve import FakeRecognizerSource, FakeSynthesizer
-from sotto.agent import Agent
 from sotto.engines.base import SpeechAudio
 from sotto.link import messages as m
 from sotto.memory.store import Store
 from sotto.server.app import ServeOptions, SottoServer
-from sotto.server.build import board_bridge_factory
 from sotto.server.limits import ServeLimits
 from sotto.server.turns import TurnService
-from sotto.voice.turn_runner import TurnRunner
+from sotto.runtime import LoadedEngines, Runtime
+from sotto.server.wsboard import board_bridges
 from sotto_fw import wire
 
 KILLER_FRAME = bytes.fromhex("0003010c01020311616374696f6e20c2b23a2078bcf6750700")
@@ -55,12 +54,12 @@ class PiperLikeSynthesizer(FakeSynthesizer):
 def make_server(tmp_path: Path, limits: ServeLimits | None = None, *, ms_per_char: int = 10,
                 boards: bool = False) -> tuple[SottoServer, Store]:
     store = Store(tmp_path / "hostile.db")
-    agent = Agent(FakeLanguageModel(replies=("Sure thing.",)), store)
-    tts = PiperLikeSynthesizer(ms_per_char)
+    engines = LoadedEngines(FakeLanguageModel(replies=("Sure thing.",)), PiperLikeSynthesizer(ms_per_char),
+                            "fake-llm.gguf", "piper-like")
+    runtime = Runtime(engines, store)  # sotto serve's composition root, on fake engines
     recognizers = FakeRecognizerSource({"en": "hello"})
-    runner = TurnRunner(agent, tts)
-    bridges = board_bridge_factory(runner, recognizers, "en") if boards else None
-    server = SottoServer(TurnService(runner), recognizers, ServeOptions(port=0, limits=limits or ServeLimits()),
+    bridges = board_bridges(runtime, recognizers, "en") if boards else None
+    server = SottoServer(TurnService(runtime.runner), recognizers, ServeOptions(port=0, limits=limits or ServeLimits()),
                          board_bridges=bridges)
     return server, store
 

@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from sotto.backfill.corrector import Correction, EntityCorrector
 from sotto.backfill.entities import entities_from_state
@@ -35,13 +35,14 @@ from sotto.engines.base import LanguageModel
 from sotto.errors import SottoError
 from sotto.knowledge.base import KnowledgeBase
 from sotto.agent.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
-from sotto.memory.diff import Change, diff_states
+from sotto.memory.diff import diff_states
 from sotto.memory.items import KIND_NOTE, Item
-from sotto.memory.monologue import ModelUpdate, Monologue, RulesUpdate
+from sotto.memory.monologue import Monologue
 from sotto.agent.capability import OPEN_ANSWER, PATCH, ModelCapabilities, new_prompt_tokens, unprobed
-from sotto.agent.reference import Reference, retrieve
-from sotto.agent.reply import OPEN_ANSWER_DEADLINE_MS, ReplyReport, ReplySentenceOut, ReplyWriter
+from sotto.agent.reference import retrieve
+from sotto.agent.reply import OPEN_ANSWER_DEADLINE_MS, ReplyWriter
 from sotto.agent.router import Route, route_turn
+from sotto.agent.turn import Turn, TurnResult
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
@@ -68,51 +69,6 @@ class AgentConfig:
     promote_every_turns: int = 3  # stable items go to the profile every N turns and at session end
     # Correct misheard entities in final transcripts against the state's known ones (sotto.backfill).
     entity_backfill: bool = True
-
-
-@dataclass
-class TurnResult:
-    session_id: str
-    turn: int
-    words: str
-    reply: str
-    reply_source: str
-    state: SessionState
-    changes: list[Change]
-    json_failures: int
-    context_overflows: int
-    interrupted: bool
-    rules_ms: float
-    first_sentence_ms: float | None
-    model_update_ms: float
-    rejected: list[str] = field(default_factory=list)
-    actions: list[RequestedAction] = field(default_factory=list)
-    prior_side_effects: list[str] = field(default_factory=list)
-    corrections: list[Correction] = field(default_factory=list)  # ASR entity backfill
-    route: str = ""  # which route answered (sotto.agent.router) and why
-    route_reason: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "session_id": self.session_id,
-            "turn": self.turn,
-            "user": self.words,
-            "reply": self.reply,
-            "reply_source": self.reply_source,
-            "state": self.state.to_dict(),
-            "changes": [c.to_dict() for c in self.changes],
-            "json_failures": self.json_failures,
-            "context_overflows": self.context_overflows,
-            "interrupted": self.interrupted,
-            "rules_ms": round(self.rules_ms, 1),
-            "first_sentence_ms": None if self.first_sentence_ms is None else round(self.first_sentence_ms, 1),
-            "model_update_ms": round(self.model_update_ms, 1),
-            "actions": [{"name": a.name, "value": a.value, "description": a.description} for a in self.actions],
-            "prior_side_effects": list(self.prior_side_effects),
-            "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.corrections],
-            "route": self.route,
-            "route_reason": self.route_reason,
-        }
 
 
 class Agent:
@@ -273,7 +229,7 @@ class Agent:
 
         Board actions asked for ("set the volume to 30", 开灯) are taken out of the words
         before the memory update and recorded as facts ("volume set to 30"); the turn
-        carries them so the responder hands them to the harness before the answer.
+        carries them so the turn engine runs them on the board before the answer.
         `prior_side_effects` (actions that already ran in an interrupted turn) are noted
         in the state and mentioned at the start of the reply.
         """
@@ -368,203 +324,3 @@ def _note_actions(state: SessionState, actions: list[RequestedAction], prior: li
         if not any(f.value == fact for f in out.facts):
             out.facts.append(Item(key=ACTION_KEY, value=fact, kind=KIND_NOTE, turn=turn))
     return bounded(out)[0]
-
-
-def action_sentences(actions: list[RequestedAction], prior: list[str], lang: str) -> list[str]:
-    """What the reply says first: actions that already ran (interrupted turn), then this turn's."""
-    zh = lang == "zh"
-    out: list[str] = []
-    if prior:
-        out.append(("刚才已经" + "，".join(prior) + "。") if zh else ("Earlier I already did this: " + "; ".join(prior) + "."))
-    if actions:
-        said = ("，".join(a.description for a in actions)) if zh else "; ".join(a.description for a in actions)
-        out.append(f"好的，{said}。" if zh else f"Okay, {said}.")
-    return out
-
-
-class Turn:
-    """One user turn. `sentences()` once, then `finish()` exactly once (it releases the agent)."""
-
-    def __init__(
-        self,
-        agent: Agent,
-        session_id: str,
-        number: int,
-        words: str,
-        before: SessionState,
-        rules: RulesUpdate,
-        rules_ms: float,
-        *,
-        actions: list[RequestedAction] | None = None,
-        prior: list[str] | None = None,
-        heard: str | None = None,
-        route: Route | None = None,
-        reference: Reference | None = None,
-    ) -> None:
-        self.route = route or Route("confirm", "not routed")
-        self.reference = reference
-        self.heard = words if heard is None else heard  # everything the user said (after backfill)
-        self.asr_text = self.heard  # the transcript as recognised
-        self.backfill: list[Correction] = []
-        self.actions: list[RequestedAction] = list(actions or [])
-        self.prior_side_effects: list[str] = list(prior or [])
-        self.agent = agent
-        self.session_id = session_id
-        self.number = number
-        self.words = words  # what goes to the working memory (action requests taken out)
-        self.before = before
-        self.rules = rules
-        self.rules_ms = rules_ms
-        self.state = rules.state
-        self.report = ReplyReport()
-        self.model_update: ModelUpdate | None = None
-        self._cancel = threading.Event()
-        self._max_sentences = 2
-        self._finished = False
-
-    # -- controls, callable from any thread
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def shorten(self, max_sentences: int = 1) -> None:
-        self._max_sentences = max(1, min(self._max_sentences, max_sentences))
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    @property
-    def predicted_first_sentence_ms(self) -> float | None:
-        """The route's predicted time to the first answer sentence (0: composed, at once; None: unknown)."""
-        return self.agent.predicted_first_sentence_ms(self.route, self.words, self.rules.rules.lang)
-
-    @property
-    def deep_work(self) -> str:
-        """What deferring this turn's deep work would put off ("" when nothing would)."""
-        if self.agent.monologue.model is None or not self.words or self.agent.config.model_update != "after_reply":
-            return ""
-        return "the model's check of my notes"
-
-    # -- the reply
-
-    def sentences(self) -> Iterator[str]:
-        for text in action_sentences(self.actions, self.prior_side_effects, self.rules.rules.lang):
-            if self._cancel.is_set():
-                return
-            self.report.sentences.append(ReplySentenceOut(text, "composed"))
-            self.report.source = self.report.source or "composed"
-            yield text
-        if self.actions and not self.words:
-            return  # the words only asked for the action: its confirmation is the answer
-        yield from self.agent.writer.sentences(
-            self.state,
-            self.words,
-            self.rules.rules,
-            self.report,
-            route=self.route,
-            reference=self.reference,
-            max_sentences=lambda: self._max_sentences,
-            cancelled=self._cancel,
-        )
-
-    # -- the model's patch and the record
-
-    def _run_model_update(self) -> None:
-        if self.model_update is not None:
-            return
-        self.report.wait_for_model()  # a reply stream past its deadline may still be stopping
-        if not self.words:
-            return  # only board actions were asked for: nothing for the model to note
-        update = self.agent.monologue.model_update(self.state, self.words, self.rules.rules)
-        self.model_update = update
-        if update.changes:
-            update.state.touch()
-            self.agent.store.commit(update.state, turn=self.number, source="model", changes=update.changes)
-            self.state = update.state
-        if update.failures or update.rejected or update.context_overflow:
-            self.agent.store.append_trace(
-                self.session_id,
-                {
-                    "type": "state_update_failed" if update.failed else "state_update_checked",
-                    "turn": self.number,
-                    "failures": update.failures,
-                    "rejected": update.rejected,
-                    "context_overflow": update.context_overflow,
-                    "raw": [r[:300] for r in update.raw],
-                },
-            )
-
-    def finish(self, *, run_model: bool = True) -> TurnResult:
-        if self._finished:
-            raise RuntimeError("turn already finished")
-        self._finished = True
-        try:
-            self.report.wait_for_model()
-            if self.agent.config.model_update == "after_reply":
-                if run_model:
-                    self._run_model_update()
-                elif self.words:
-                    # Deferred, or the user already spoke again: their next answer matters more
-                    # than this patch; the rules' state (committed) stands for this turn.
-                    self.agent.store.append_trace(self.session_id, {"type": "state_update_skipped", "turn": self.number})
-            update = self.model_update
-            failures = 1 if update is not None and update.failed else 0
-            overflows = int(bool(update and update.context_overflow)) + int(self.report.context_overflow)
-            changes = self.rules.changes + (update.changes if update else [])
-            result = TurnResult(
-                session_id=self.session_id,
-                turn=self.number,
-                words=self.heard,
-                reply=self.report.text,
-                reply_source=self.report.source,
-                state=self.state,
-                changes=changes,
-                json_failures=failures,
-                context_overflows=overflows,
-                interrupted=self.cancelled,
-                rules_ms=self.rules_ms,
-                first_sentence_ms=self.report.first_sentence_ms,
-                model_update_ms=update.elapsed_ms if update else 0.0,
-                rejected=self.report.rejected + (update.rejected if update else []),
-                actions=list(self.actions),
-                prior_side_effects=list(self.prior_side_effects),
-                corrections=list(self.backfill),
-                route=self.route.name,
-                route_reason=self.route.reason,
-            )
-            self.agent.store.append_trace(
-                self.session_id,
-                {
-                    "type": "reply_interrupted" if self.cancelled else "agent_turn",
-                    "turn": self.number,
-                    "user": self.heard,
-                    "reply": result.reply,
-                    "reply_source": result.reply_source,
-                    "route": self.route.name,
-                    "route_reason": self.route.reason,
-                    "reply_rejected": self.report.rejected,
-                    "changes": [c.to_dict() for c in changes],
-                    "json_failures": failures,
-                    "context_overflows": overflows,
-                    "first_sentence_ms": result.first_sentence_ms,
-                    "model_update_ms": result.model_update_ms,
-                    "actions": [a.description for a in self.actions],
-                    "prior_side_effects": list(self.prior_side_effects),
-                    "knowledge": list(self.report.reference_titles),
-                    "update_prompt_tokens": update.prompt_tokens if update else 0,
-                    "update_completion_tokens": update.completion_tokens if update else 0,
-                    "reply_tokens": self.agent.model.count_tokens(result.reply)
-                    if self.agent.model is not None and result.reply_source in ("model", "mixed")
-                    else 0,
-                    "asr_text": self.asr_text if self.backfill else None,
-                    "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.backfill],
-                },
-            )
-            every = self.agent.config.promote_every_turns
-            if every > 0 and self.number % every == 0:
-                self.agent.promote_profile(self.session_id, self.state)
-            return result
-        finally:
-            self.agent._model_lock.release()
-

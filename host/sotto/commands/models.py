@@ -59,7 +59,7 @@ def _configured(llm: str | None, voice: str | None) -> dict[str, ResolvedModel]:
 
 def collect(*, measure: bool, force: bool, llm: str | None = None, voice: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows for every model found (plus the configured ones), and the budget warnings."""
-    from sotto.models.resolve import find_models
+    from sotto.models.resolve import find_models, recognizers_by_language
     from sotto.engines.speed import SpeedCache, budget_warnings, estimate_first_answer_ms, speed_of
 
     configured = _configured(llm, voice)
@@ -68,6 +68,7 @@ def collect(*, measure: bool, force: bool, llm: str | None = None, voice: str | 
     models += [m for m in configured.values() if m.path not in known]
     cache = SpeedCache()
     chosen = {kind: model.path for kind, model in configured.items()}
+    recognizers = {model.path for model in recognizers_by_language().values()}  # one per language
     reports = {}
     for model in models:
         reports[model.path] = speed_of(model, cache, force=force) if measure else cache.get(model)
@@ -83,7 +84,7 @@ def collect(*, measure: bool, force: bool, llm: str | None = None, voice: str | 
             "source": model.source,
             "size_bytes": model.size_bytes,
             "path": str(model.path),
-            "default": chosen.get(model.kind) == model.path,
+            "default": chosen.get(model.kind) == model.path or model.path in recognizers,
             "speed": None,
         }
         if report is not None:
@@ -131,12 +132,17 @@ def _fetchable() -> list[str]:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from sotto.models.resolve import asr_label, recognizers_by_language
+
     rows, warnings = collect(measure=not args.no_measure, force=args.measure, llm=args.llm, voice=args.voice)
     fetchable = _fetchable()
+    # Which engine recognises each language (the resolution order: Vosk, then pocketsphinx for English).
+    asr = {lang: asr_label(model) for lang, model in sorted(recognizers_by_language().items())}
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
-        print(json.dumps({"summary": True, "models": len(rows), "warnings": warnings, "fetchable": fetchable}))
+        print(json.dumps({"summary": True, "models": len(rows), "warnings": warnings, "fetchable": fetchable,
+                          "asr": asr}))
         return 0
     from rich.console import Console
     from rich.table import Table
@@ -159,6 +165,7 @@ def _list(args: argparse.Namespace) -> int:
     for row in rows:
         if row.get("jobs"):
             console.print(f"jobs {row['name']} does (start-up probe): " + "; ".join(f"{k} {v}" for k, v in row["jobs"].items()))
+    console.print("speech recognition: " + (", ".join(f"{lang} -> {label}" for lang, label in asr.items()) or "none installed"))
     for warning in warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     if fetchable:

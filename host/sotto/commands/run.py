@@ -1,11 +1,13 @@
 """`sotto run --port URL [--text]`: serve a real board (or `sotto sim`'s port) with the full pipeline.
 
-Speech recognition is Vosk for `--lang` (a model must be installed, or given with
---asr-model). With `--text`, lines typed on the terminal are turns too (and the only
-turns when no Vosk model fits the language): typed while the board speaks, a line
-interrupts the reply like speech does. Ctrl+C closes the session (status cancelled) and
-exits 0; a session that ends on its own (the board gone for longer than the grace
-period, a failed link) is an error: exit status 3, so a service manager can restart it.
+Speech recognition for `--lang`: a Vosk model (--asr-model, models/, an installed
+package), else for English pocketsphinx (its wheel ships a US-English model); numbers
+and times in the finals are normalised. With `--text`, lines typed on the terminal are
+turns too (and the only turns when nothing recognises the language): typed while the
+board speaks, a line interrupts the reply like speech does. Ctrl+C closes the session
+(status cancelled) and exits 0; a session that ends on its own (the board gone for
+longer than the grace period, a failed link) is an error: exit status 3, so a service
+manager can restart it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from sotto.ids import SessionId
 if TYPE_CHECKING:
     from sotto.knowledge.base import KnowledgeBase
     from sotto.link.board_link import BoardLink
-    from sotto.pipeline import PipelineOptions
+    from sotto.runtime import EngineOptions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", metavar="ID", help="session id (default: the board's, a new one per run)")
     parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
     parser.add_argument("--voice", metavar="ONNX", help="a Piper voice .onnx (default: resolution order for --lang)")
-    parser.add_argument("--asr-model", metavar="DIR", help="a Vosk model folder")
+    parser.add_argument("--asr-model", metavar="DIR",
+                        help="a Vosk model folder (default: one for --lang, else pocketsphinx for English)")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: 1 on a 2-core host)")
     parser.add_argument("--json", action="store_true", help="each finished turn as a JSON line on stdout")
     parser.add_argument("--knowledge", metavar="FILE",
@@ -54,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from sotto.engines.config import EngineConfig
     from sotto.knowledge import load_configured_knowledge
-    from sotto.pipeline import PipelineOptions
+    from sotto.runtime import EngineOptions
 
     if args.baud < 1200 or args.baud > 12_000_000:
         raise ConfigError("--baud must be between 1200 and 12000000")
@@ -64,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         from sotto.memory.profile import profile_key
 
         profile_key(args.profile)  # a bad name fails before the port and the models
-    options = PipelineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, lang=args.lang,
+    options = EngineOptions(model=args.model, voice=args.voice, asr_model=args.asr_model, lang=args.lang,
                               llm_threads=args.threads, engine_config=EngineConfig.from_args(args))
     knowledge = load_configured_knowledge(args.knowledge)  # a bad file fails before the models load
     try:
@@ -96,7 +99,7 @@ def _print_turn(args: argparse.Namespace, record: dict[str, Any]) -> None:
     print(f"you:   {record.get('user')}\nagent: {reply}\n       [{timing}]", file=sys.stderr, flush=True)
 
 
-async def _serve(args: argparse.Namespace, options: "PipelineOptions", knowledge: "KnowledgeBase | None") -> None:
+async def _serve(args: argparse.Namespace, options: "EngineOptions", knowledge: "KnowledgeBase | None") -> None:
     from sotto.link.board_link import BoardLink, LinkOptions
 
     # Ctrl+C and SIGTERM (service managers) both close the session as cancelled.
@@ -116,12 +119,12 @@ async def _serve(args: argparse.Namespace, options: "PipelineOptions", knowledge
         await link.close()
 
 
-async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link: "BoardLink",
+async def _serve_link(args: argparse.Namespace, options: "EngineOptions", link: "BoardLink",
                       knowledge: "KnowledgeBase | None" = None) -> None:
     from sotto.errors import ModelNotFound
     from sotto.memory.store import Store
     from sotto.privacy.forget import apply_retention
-    from sotto.pipeline import Pipeline, load_engines, make_recognizer
+    from sotto.runtime import Runtime, RuntimeOptions, load_engines, make_recognizer
     from sotto.voice.typed_turns import TypedTurnsRecognizer, read_lines_forever
     from sotto.voice import events as ev
     from sotto.voice.events import TraceEvent
@@ -134,14 +137,14 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
                                                    engine_config=options.engine_config)
     except ModelNotFound as exc:
         if not args.text:
-            raise ConfigError(f"{exc}; no speech recognition for {args.lang!r}",
-                              hint="install a Vosk model (sotto models fetch ...), pass --asr-model, or use --text") from None
+            raise ConfigError(f"{exc.message}", hint=f"{exc.hint + '; ' if exc.hint else ''}pass --asr-model, "
+                                                      f"or use --text") from None
     recognizer = TypedTurnsRecognizer(inner) if args.text else inner
     assert recognizer is not None
     print(f"sotto run: llm {engines.llm_file}, tts {engines.tts_name}, asr {asr_label}", file=sys.stderr, flush=True)
     store = Store()
     apply_retention(store)
-    pipeline = Pipeline(engines, store, lang=args.lang, knowledge=knowledge)
+    runtime = Runtime(engines, store, RuntimeOptions(lang=args.lang, knowledge=knowledge, profile=args.profile))
     stop_reading = threading.Event()
     try:
         # The board names itself in its HELLO: untrusted text, made into a valid id (one per run).
@@ -153,9 +156,8 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
             if event.type == ev.TURN_COMPLETED:
                 _print_turn(args, dict(event.data))
 
-        profile = args.profile or (f"board:{link.board_id[:60]}" if link.board_id else None)
-        session = pipeline.session(link, recognizer, session_id=session_id, sinks=(on_event,),
-                                               profile=profile)
+        profile = runtime.profile_for(link)
+        session = runtime.voice_session(link, recognizer, session_id=session_id, sinks=(on_event,))
         print(f"sotto run: session {session_id} (profile {profile or 'none'}); "
               f"{link.choice.describe() if link.choice else ''}",
               file=sys.stderr, flush=True)
@@ -171,5 +173,5 @@ async def _serve_link(args: argparse.Namespace, options: "PipelineOptions", link
         raise_if_board_lost(usage.status, usage.close_reason)
     finally:
         stop_reading.set()
-        pipeline.close()
+        runtime.close()
         store.close()

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sotto.metrics import percentile
 from sotto.errors import SottoError
-from sotto.pipeline import LoadedEngines, Pipeline, PipelineOptions, load_engines, make_recognizer, peak_rss_mb
+from sotto.ids import SessionId
+from sotto.runtime import EngineOptions, LoadedEngines, Runtime, RuntimeOptions, load_engines, make_recognizer
+from sotto.runtime.engines import peak_rss_mb
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
 from sotto.voice.phases import Phase
@@ -33,6 +35,8 @@ DEMO_FIELDS = ("turn", "user", "final_transcript", "reply", "state", "first_byte
 DEMO_SPEAKER_BUFFER = 262144
 DEMO_SPEAKER_FORMAT = "adpcm"
 DEMO_PROFILE = "demo"  # the simulated user's long-term profile
+NOTHING_HEARD_GRACE_S = 3.0
+SESSION_CLOSE_S = 30.0  # after the last turn and the board leaving, the session must end within this  # after an utterance, how long a final may take before it counts as unheard
 SPEAKER_FORMATS = ("pcm16", "mulaw", "adpcm")
 
 
@@ -42,7 +46,7 @@ class DemoError(SottoError):
 
 @dataclass(frozen=True)
 class DemoOptions:
-    pipeline: PipelineOptions = field(default_factory=PipelineOptions)
+    engines: EngineOptions = field(default_factory=EngineOptions)
     script: str | None = None  # a memory-script JSON; None: the built-in conversation
     baud: int = 921600
     session_id: str | None = None
@@ -62,6 +66,9 @@ class DemoOptions:
     started_at: float | None = None  # time.monotonic() at process start, for ready_ms
     knowledge: "KnowledgeBase | None" = None  # system knowledge for the replies (--knowledge)
     profile: str | None = DEMO_PROFILE  # seeded from / promoted to (a user name or a key)
+    # The script's words revealed in step with the audio instead of recognised from it
+    # (--replay-transcripts): the conversation without recognition errors.
+    replay_transcripts: bool = False
 
 
 @dataclass
@@ -83,8 +90,11 @@ class _Watcher:
         self.speech_started: list[int] = []
         self.changed = asyncio.Event()
         self.events: list[TraceEvent] = []
+        self.final_at: dict[int, float] = {}  # turn id -> time.monotonic() of its final
 
     def __call__(self, event: TraceEvent) -> None:
+        if event.type == ev.FINAL_TRANSCRIPT and event.turn_id is not None:
+            self.final_at[event.turn_id] = time.monotonic()
         if event.type == ev.TURN_COMPLETED:
             self.completed.append(dict(event.data))
             self.changed.set()
@@ -93,6 +103,11 @@ class _Watcher:
             self.changed.set()
         if event.type in (ev.FINAL_TRANSCRIPT, ev.BARGE_IN, ev.DEGRADE, ev.SESSION_CLOSED):
             self.events.append(event)
+
+    def heard(self) -> dict[int, str]:
+        """The recognised words of each turn, before numbers were normalised."""
+        return {e.turn_id: str(e.data.get("heard") or e.data.get("text") or "")
+                for e in self.events if e.type == ev.FINAL_TRANSCRIPT and e.turn_id is not None}
 
     async def until(self, condition: Callable[[], bool], timeout_s: float, what: str, check: Callable[[], None]) -> None:
         deadline = time.monotonic() + timeout_s
@@ -150,17 +165,20 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
     script = load_demo_script(options.script)
     if engines is None:
         emit("status", {"step": "loading models"})
-        engines = await asyncio.to_thread(load_engines, options.pipeline)
+        engines = await asyncio.to_thread(load_engines, options.engines)
     emit("status", {"step": "models loaded", "llm": engines.llm_file, "tts": engines.tts_name, "load_ms": engines.load_ms})
+    if engines.tts is None:
+        raise DemoError("the demo needs a voice: load the engines with one")
     utterances, made = await asyncio.to_thread(synthesize_utterances, script, engines.tts)
-    recognizer, asr_label = make_recognizer(
-        script.lang, asr_model=options.pipeline.asr_model, transcripts=[t.user for t in script.turns],
-        durations_s=[u.duration_s for u in utterances], engine_config=options.pipeline.engine_config,
+    recognizer, asr_label = await asyncio.to_thread(
+        make_recognizer, script.lang, asr_model=options.engines.asr_model, transcripts=[t.user for t in script.turns],
+        durations_s=[u.duration_s for u in utterances], replay_transcripts=options.replay_transcripts,
+        engine_config=options.engines.engine_config,
     )
     emit("status", {"step": "speech recognition", "asr": asr_label, "utterances_synthesised": made})
     store = Store(options.database) if options.database is not None else Store()
-    session_id = options.session_id or time.strftime("demo-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
-    pipeline = Pipeline(engines, store, lang=script.lang, knowledge=options.knowledge)
+    session_id = SessionId(options.session_id or time.strftime("demo-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4])
+    runtime = Runtime(engines, store, RuntimeOptions(lang=script.lang, knowledge=options.knowledge))
     board = SimulatedBoard(baud=options.baud, echo_gain=options.echo_gain, echo_delay_s=options.echo_delay_s,
                            speaker_buffer=options.speaker_buffer,
                            speaker_formats=speaker_format_mask(options.speaker_format))
@@ -174,7 +192,7 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         link = BoardLink(board.port_path, LinkOptions(baud=options.baud))
         await link.open()
         details["formats"] = link.choice.describe() if link.choice is not None else ""
-        session = pipeline.session(link, recognizer, session_id=session_id, sinks=(watcher,),
+        session = runtime.voice_session(link, recognizer, session_id=session_id, sinks=(watcher,),
                                               trace_folder=options.trace_folder, profile=options.profile)
         session_task = asyncio.create_task(session.run(), name="sotto-demo-session")
 
@@ -193,6 +211,32 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
 
         previous_state = SessionState(session_id=session_id)
         emitted = 0
+        spoken: list[tuple[float, int]] = []  # (time.monotonic(), script index) of each utterance played
+
+        def speak(index: int, label: str) -> None:
+            utterance = utterances[index]
+            board.play_utterance(utterance.pcm, rate=utterance.sample_rate, label=label)
+            spoken.append((time.monotonic(), index))
+
+        def said_index(turn_id: int) -> int | None:
+            """The utterance a turn answers: the last one played before its final came."""
+            final_at = watcher.final_at.get(turn_id)
+            started = [index for at, index in spoken if final_at is not None and at <= final_at]
+            return started[-1] if started else None
+
+        def said(turn_id: int) -> str | None:
+            index = said_index(turn_id)
+            return None if index is None else script.turns[index].user
+
+        def answered(index: int) -> bool:
+            """A turn for this utterance is recorded and no other final is still being answered."""
+            return (any(said_index(int(r["turn"])) == index for r in watcher.completed)
+                    and len(watcher.completed) >= len(watcher.final_at))
+
+        def heard_nothing(index: int) -> bool:
+            """Recognition found no words in the utterance: no final since it was played."""
+            played_at = max(at for at, i in spoken if i == index)
+            return not any(at >= played_at for at in watcher.final_at.values())
 
         async def emit_finished() -> None:
             nonlocal emitted, previous_state
@@ -213,39 +257,50 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
                         pass
                 if state is None:
                     state = store.ensure_session(session_id)
+                heard = watcher.heard()
                 line = {k: record.get(k) for k in DEMO_FIELDS}
+                line["user"] = said(int(record["turn"])) or record.get("user")  # said; final_transcript: heard
                 line["state"] = state.to_dict()
                 turn_lines.append(line)
                 emitted += 1
                 changes = [c.describe() for c in diff_states(previous_state, state)]
                 previous_state = state
                 emit("turn", {**line, "_changes": changes, "_stop_reason": record.get("stop_reason"),
-                              "_spoken_prefix": record.get("spoken_prefix")})
+                              "_spoken_prefix": record.get("spoken_prefix"),
+                              "_heard": heard.get(int(record["turn"]))})
 
         index = 0
         while index < len(script.turns):
             turn = script.turns[index]
-            utterance = utterances[index]
-            board.play_utterance(utterance.pcm, rate=utterance.sample_rate, label=f"turn {index + 1}")
+            speak(index, f"turn {index + 1}")
             if turn.barge_in_after_ms is not None:
                 starts = len(watcher.speech_started)
                 await watcher.until(lambda: len(watcher.speech_started) > starts, options.turn_timeout_s,
                                     f"the reply to turn {index + 1}", check)
                 await asyncio.sleep(turn.barge_in_after_ms / 1000.0)
-                nxt = utterances[index + 1]
-                board.play_utterance(nxt.pcm, rate=nxt.sample_rate, label=f"turn {index + 2} (talks over the reply)")
+                speak(index + 1, f"turn {index + 2} (talks over the reply)")
                 index += 1
-            want = index + 1
-            await watcher.until(lambda: len(watcher.completed) >= want, options.turn_timeout_s,
-                                f"the reply to turn {index + 1}", check)
+            current = index
+            # An utterance in which recognition heard nothing gets no turn: after its audio and
+            # a grace period the simulated user goes on.
+            silent_after = time.monotonic() + utterances[current].duration_s + NOTHING_HEARD_GRACE_S
+            await watcher.until(lambda: answered(current) or (time.monotonic() > silent_after and heard_nothing(current)),
+                                options.turn_timeout_s, f"the reply to turn {index + 1}", check)
+            if not answered(current):
+                emit("status", {"step": "nothing heard", "user": script.turns[current].user})
             await emit_finished()
             index += 1
             if index < len(script.turns):
                 await asyncio.sleep(options.think_s)
         # The last turn's state patch, then the board leaves: the session ends "completed".
-        await asyncio.wrap_future(pipeline.runner.idle(session_id))
+        await asyncio.wrap_future(runtime.runner.idle(session_id))
         await link.close()
-        usage = await asyncio.wait_for(session_task, 30.0)
+        try:
+            usage = await asyncio.wait_for(session_task, SESSION_CLOSE_S)
+        except asyncio.TimeoutError:
+            # e.g. a reply to words recognised in the agent's own echo after the script ended
+            raise DemoError(f"the voice session did not close within {SESSION_CLOSE_S:g} s after the board left "
+                            f"(turns recorded: {len(watcher.completed)}, finals: {len(watcher.final_at)})") from None
         await emit_finished()
         details["usage"] = usage.summary()
         details["queued_ms"] = {t: round(o.queued_ms, 1) for t, o in session.outcomes.items() if o.queued_ms is not None}
@@ -264,7 +319,7 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         if link is not None:
             await link.close()
         board.close()
-        pipeline.close()
+        runtime.close()
         store.close()
 
 

@@ -1,4 +1,4 @@
-"""The demo conversation: a memory script (DESIGN.md) plus `barge_in_after_ms` on the
+"""The demo conversation: a memory script (docs/DESIGN.md) plus `barge_in_after_ms` on the
 turn whose reply the simulated user talks over, and its utterances as audio.
 
 The user's utterances are synthesised with the Piper voice once and cached as WAV
@@ -112,17 +112,22 @@ def _read_cached(path: Path) -> tuple[bytes, int] | None:
 
 def synthesize_utterances(script: DemoScript, tts: SpeechSynthesizer) -> tuple[list[Utterance], int]:
     """Every user utterance as audio (cached); returns them and how many were synthesised now."""
+    return synthesize_texts([turn.user for turn in script.turns], tts)
+
+
+def synthesize_texts(texts: list[str], tts: SpeechSynthesizer) -> tuple[list[Utterance], int]:
+    """Each text as one utterance (cached by voice and text); and how many were synthesised now."""
     from sotto.sim.audio import write_wav
 
     out: list[Utterance] = []
     made = 0
-    for turn in script.turns:
-        path = _cache_file(tts.name, turn.user)
+    for text in texts:
+        path = _cache_file(tts.name, text)
         cached = _read_cached(path) if path.is_file() else None
         if cached is None:
-            chunks = list(tts.synthesize(turn.user))
+            chunks = list(tts.synthesize(text))
             if not chunks:
-                raise ConfigError(f"the voice produced no audio for {turn.user!r}")
+                raise ConfigError(f"the voice produced no audio for {text!r}")
             rate = chunks[0].sample_rate
             lead = bytes(2 * int(rate * LEAD_SILENCE_S))
             pcm = lead + b"".join(c.pcm for c in chunks)
@@ -131,5 +136,5 @@ def synthesize_utterances(script: DemoScript, tts: SpeechSynthesizer) -> tuple[l
             tmp.replace(path)  # never a half-written cache file
             cached = (pcm, rate)
             made += 1
-        out.append(Utterance(turn.user, cached[0], cached[1]))
+        out.append(Utterance(text, cached[0], cached[1]))
     return out, made

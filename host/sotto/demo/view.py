@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import IO, Any
 
+from rich.markup import escape
+
 from sotto.demo.runner import DemoResult
 
 METRICS = (("first_byte_ms", "first byte"), ("first_answer_ms", "first answer"), ("total_turn_ms", "total turn"),
@@ -17,7 +19,7 @@ def _public(line: dict[str, Any]) -> dict[str, Any]:
 
 
 class JsonView:
-    """Exactly the DESIGN.md objects on stdout; progress notes on stderr."""
+    """Exactly the docs/DESIGN.md objects on stdout; progress notes on stderr."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
@@ -55,6 +57,11 @@ class HumanView:
                 if "replay" in asr:
                     c.print("[yellow]  the script's words are revealed in step with the audio the board sends; "
                             "timing is real, the words are not recognised from sound[/]")
+                else:
+                    c.print("[dim]  the simulated user's words are synthesised, sent by the board as audio and "
+                            "recognised from it: \"said\" is the script, \"heard\" what recognition made of it[/]")
+            elif step == "nothing heard":
+                c.print(f"[yellow]recognition heard no words in: {payload['user']}[/]")
             elif step == "listening":
                 c.print(f"[dim]simulated board on a pty: {payload['formats']}[/]")
                 c.print(f"[green]listening[/] {payload['ready_ms']:.0f} ms after start (session {payload['session']})\n")
@@ -64,7 +71,12 @@ class HumanView:
     def _turn(self, t: dict[str, Any]) -> None:
         c = self.console
         c.rule(f"turn {t['turn']}", style="dim")
-        c.print(f"[bold]user[/]   {t['final_transcript']}")
+        c.print(f"[bold]said[/]   {escape(str(t['user']))}")
+        heard = t.get("_heard")
+        shown = escape(str(t['final_transcript']))
+        if heard and heard != t["final_transcript"]:
+            shown += f"  [dim](recognised: {escape(heard)})[/]"
+        c.print(f"[bold]heard[/]  {shown}")
         if t.get("interrupted"):
             spoken = t.get("_spoken_prefix") or ""
             c.print(f"[bold]agent[/]  [magenta](talked over after: \"{spoken}\")[/]")

@@ -5,7 +5,8 @@ installed `vosk_model_<lang>` package) and returns a `VoskRecognizer`. Audio arr
 numbered chunks per turn; a repeated or out-of-order chunk is dropped. Each turn gives
 growing partials and at most one final: at Vosk's own endpoint, at our trailing-silence
 endpoint (vosk 0.3.45 has no SetEndpointerDelays, so silence is measured on the audio
-energy here), or at `flush()` when the input ends.
+energy, `sotto.engines.endpoint`), or at `flush()` when the input ends. A final carries
+each word's confidence (`Transcript.words`, Vosk's per-word `conf`).
 """
 
 from __future__ import annotations
@@ -22,26 +23,12 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from sotto import paths
-from sotto.engines.base import AudioChunk, Transcript
+from sotto.engines.base import AudioChunk, Transcript, WordConfidence, mean_confidence
+from sotto.engines.endpoint import ChunkOrderGuard, TrailingSilence, TurnStream
 from sotto.errors import AudioFormatError, ModelLoadFailed, ModelNotFound
 from sotto.models.embedded import installed_vosk_models
 
-
-class ChunkOrderGuard:
-    """Accepts each turn's chunks once and in order: later duplicates and stragglers are dropped."""
-
-    def __init__(self) -> None:
-        self._last_seq: dict[int, int] = {}
-
-    def admit(self, chunk: AudioChunk) -> bool:
-        last = self._last_seq.get(chunk.turn_id, -1)
-        if chunk.seq <= last:
-            return False
-        self._last_seq[chunk.turn_id] = chunk.seq
-        if len(self._last_seq) > 64:  # bounded: forget the oldest turns
-            for turn in sorted(self._last_seq)[:-32]:
-                del self._last_seq[turn]
-        return True
+__all__ = ["ChunkOrderGuard", "VoskRecognizer", "installed_vosk_models", "load", "resolve_model"]
 
 
 def is_vosk_model_dir(path: Path) -> bool:
@@ -75,7 +62,7 @@ def resolve_model(model: str | Path | None = None, lang: str | None = None) -> P
     )
 
 
-class VoskRecognizer:
+class VoskRecognizer(TurnStream):
     def __init__(
         self,
         model: Any,
@@ -86,19 +73,17 @@ class VoskRecognizer:
         silence_rms: float = 300.0,
         grammar: Sequence[str] | None = None,
     ) -> None:
+        super().__init__(sample_rate)
         self.name = f"vosk:{model_path.parent.name if model_path.name == 'model' else model_path.name}"
         self.model_path = model_path
-        self.sample_rate = sample_rate
-        self.endpoint_silence_ms = endpoint_silence_ms
-        self.silence_rms = silence_rms
         self._model = model
         self._grammar = json.dumps(list(grammar), ensure_ascii=False) if grammar else None
-        self._guard = ChunkOrderGuard()
-        self._turn: int | None = None
+        self._endpoint = TrailingSilence(sample_rate, endpoint_silence_ms=endpoint_silence_ms, silence_rms=silence_rms)
         self._new_recognizer()
-        # Seconds of audio fed and of processing spent: the real-time factor.
-        self.audio_s = 0.0
-        self.busy_s = 0.0
+
+    @property
+    def endpoint_silence_ms(self) -> float:
+        return self._endpoint.endpoint_silence_ms
 
     def _new_recognizer(self) -> None:
         import vosk
@@ -107,58 +92,23 @@ class VoskRecognizer:
             self._rec = vosk.KaldiRecognizer(self._model, float(self.sample_rate), self._grammar)
         else:
             self._rec = vosk.KaldiRecognizer(self._model, float(self.sample_rate))
-        self._speech_seen = False
-        self._trailing_silence_ms = 0.0
+        self._rec.SetWords(True)  # finals carry each word's confidence
+        self._endpoint.reset()
         self._last_partial = ""
-        self._final_done = False
 
-    def _start_turn(self, turn_id: int) -> None:
-        if self._turn != turn_id:
-            self._turn = turn_id
-            self._rec.Reset()
-            self._speech_seen = False
-            self._trailing_silence_ms = 0.0
-            self._last_partial = ""
-            self._final_done = False
-
-    @property
-    def real_time_factor(self) -> float | None:
-        return self.busy_s / self.audio_s if self.audio_s else None
-
-    def accept(self, chunk: AudioChunk) -> list[Transcript]:
-        if chunk.sample_rate != self.sample_rate:
-            raise AudioFormatError(f"recognizer runs at {self.sample_rate} Hz, chunk is {chunk.sample_rate} Hz")
-        if not self._guard.admit(chunk):
-            return []
-        if self._turn is not None and chunk.turn_id < self._turn:
-            return []  # a chunk of a finished turn
-        self._start_turn(chunk.turn_id)
-        if self._final_done:
-            return []  # one final per turn: the harness moves to the next turn id
-        pcm = chunk.pcm[: len(chunk.pcm) - len(chunk.pcm) % 2]
-        if not pcm:
-            return []
-        started = time.perf_counter()
-        try:
-            return self._feed(chunk.turn_id, pcm)
-        finally:
-            self.busy_s += time.perf_counter() - started
-            self.audio_s += len(pcm) / 2 / self.sample_rate
+    def _new_turn(self, turn_id: int) -> None:
+        self._rec.Reset()
+        self._endpoint.reset()
+        self._last_partial = ""
 
     def _feed(self, turn_id: int, pcm: bytes) -> list[Transcript]:
-        samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
-        rms = float(np.sqrt(np.mean(samples * samples)))
-        if rms >= self.silence_rms:
-            self._speech_seen = True
-            self._trailing_silence_ms = 0.0
-        else:
-            self._trailing_silence_ms += 1000.0 * len(samples) / self.sample_rate
+        ended = self._endpoint.update(pcm)
         if self._rec.AcceptWaveform(pcm):
             final = self._final(turn_id, self._rec.Result())
             return [final] if final else []
-        if self._speech_seen and self._trailing_silence_ms >= self.endpoint_silence_ms:
+        if ended:
             final = self._final(turn_id, self._rec.FinalResult())
-            self._speech_seen = False
+            self._endpoint.reset()
             return [final] if final else []
         partial = _text(self._rec.PartialResult(), "partial")
         if partial and partial != self._last_partial:
@@ -171,13 +121,35 @@ class VoskRecognizer:
         if not text:
             return None  # silence or noise: the turn goes on
         self._final_done = True
-        return Transcript(turn_id, text, final=True)
+        words = _words(result_json)
+        return Transcript(turn_id, text, final=True, confidence=mean_confidence(words), words=words)
 
     def flush(self, turn_id: int) -> list[Transcript]:
         if self._turn != turn_id or self._final_done:
             return []
         final = self._final(turn_id, self._rec.FinalResult())
         return [final] if final else []
+
+
+def _words(result_json: str) -> tuple[WordConfidence, ...]:
+    """Vosk's per-word results (`SetWords(True)`): word, conf, start and end in seconds."""
+    try:
+        entries = json.loads(result_json).get("result", [])
+    except (ValueError, AttributeError):
+        return ()
+    words: list[WordConfidence] = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("word"), str):
+            continue
+        conf, start, end = entry.get("conf"), entry.get("start"), entry.get("end")
+        words.append(WordConfidence(
+            entry["word"],
+            round(float(conf), 4) if isinstance(conf, (int, float)) else None,
+            entry["word"],
+            float(start) if isinstance(start, (int, float)) else None,
+            float(end) if isinstance(end, (int, float)) else None,
+        ))
+    return tuple(words)
 
 
 def _text(result_json: str, key: str) -> str:

@@ -24,13 +24,48 @@ class AudioChunk:
 
 
 @dataclass(frozen=True)
+class WordConfidence:
+    """One word of a final transcript and how sure the recognizer was of it.
+
+    `confidence` is in 0..1 (Vosk: the word's `conf` from its lattice; pocketsphinx: the
+    word's posterior probability), None when the engine gives none. After normalisation
+    ("three p m" -> "3 pm") a word may stand for several recognised ones: `heard` keeps
+    them and `confidence` is the lowest of theirs. `start_s` / `end_s` are seconds from
+    the start of the turn's audio, when the engine gives them.
+    """
+
+    word: str
+    confidence: float | None
+    heard: str = ""
+    start_s: float | None = None
+    end_s: float | None = None
+
+
+@dataclass(frozen=True)
 class Transcript:
-    """A recognizer result. A partial is provisional; a final is authoritative."""
+    """A recognizer result. A partial is provisional; a final is authoritative.
+
+    On a final from a recognizer that gives them, `words` lists each word with its
+    confidence (in the order of `text`'s words), `confidence` is the mean of those, and
+    `raw_text` is what the recognizer produced before numbers and times were normalised
+    (None when normalisation changed nothing or did not run).
+    """
 
     turn_id: int
     text: str
     final: bool
     confidence: float | None = None
+    words: tuple[WordConfidence, ...] = ()
+    raw_text: str | None = None
+
+    def least_confident(self, below: float) -> list[WordConfidence]:
+        """The words recognised with a confidence under `below` (unknown confidences excluded)."""
+        return [w for w in self.words if w.confidence is not None and w.confidence < below]
+
+
+def mean_confidence(words: Sequence[WordConfidence]) -> float | None:
+    known = [w.confidence for w in words if w.confidence is not None]
+    return round(sum(known) / len(known), 4) if known else None
 
 
 @runtime_checkable

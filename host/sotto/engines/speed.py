@@ -2,7 +2,7 @@
 
 - LLM: prompt tokens/s (a ~300-token prompt from an empty cache) and generation tokens/s.
 - TTS: real-time factor (synthesis time / audio time) over two sentences.
-- Vosk: real-time factor on a short clip of synthesised speech (Piper joe at 16 kHz).
+- Vosk, pocketsphinx: real-time factor on a short clip of synthesised speech (Piper joe at 16 kHz).
 
 Results are cached in `cache_dir()/model_speed.json`, keyed by path, size and mtime,
 so `sotto models list` is fast after the first run.
@@ -189,7 +189,25 @@ def measure_vosk(path: Path) -> SpeedReport:
     )
 
 
-MEASURERS = {"llm": measure_llm, "tts": measure_tts, "vosk": measure_vosk}
+def measure_pocketsphinx(path: Path) -> SpeedReport:
+    from sotto.engines import sphinx_asr
+    from sotto.engines.transcribe import transcribe
+
+    clip = _speech_clip_16k()
+    start = time.perf_counter()
+    recognizer = sphinx_asr.load(model=path)
+    load_ms = (time.perf_counter() - start) * 1000
+    transcribe(recognizer, clip, 16000)
+    return SpeedReport(
+        kind="pocketsphinx",
+        path=str(path),
+        measured_at=time.time(),
+        load_ms=round(load_ms, 1),
+        metrics={"rtf": round(recognizer.real_time_factor or 0.0, 3), "clip_ms": round(len(clip) / 32.0, 1)},
+    )
+
+
+MEASURERS = {"llm": measure_llm, "tts": measure_tts, "vosk": measure_vosk, "pocketsphinx": measure_pocketsphinx}
 
 
 def speed_of(model: ResolvedModel, cache: SpeedCache, *, force: bool = False) -> SpeedReport:
@@ -239,6 +257,6 @@ def budget_warnings(model: ResolvedModel, report: SpeedReport, tts: SpeedReport 
             )
     elif model.kind == "tts" and report.metrics.get("rtf", 0.0) > TTS_RTF_LIMIT:
         warnings.append(f"{model.name}: real-time factor {report.metrics['rtf']:.2f} > {TTS_RTF_LIMIT}: speech will stall")
-    elif model.kind == "vosk" and report.metrics.get("rtf", 0.0) > VOSK_RTF_LIMIT:
+    elif model.kind in ("vosk", "pocketsphinx") and report.metrics.get("rtf", 0.0) > VOSK_RTF_LIMIT:
         warnings.append(f"{model.name}: real-time factor {report.metrics['rtf']:.2f} > {VOSK_RTF_LIMIT}: recognition lags the microphone")
     return warnings

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from sotto.engines.base import AudioChunk, Recognizer, Transcript
+from sotto.engines.endpoint import TrailingSilence
 from sotto.engines.wyoming_common import WyomingAddress, WyomingConnection, parse_address
 from sotto.errors import AudioFormatError, RemoteEngineUnavailable
 
@@ -39,8 +38,7 @@ class WyomingRecognizer:
         self.address = parse_address(address) if isinstance(address, str) else address
         self.language = language
         self.sample_rate = sample_rate
-        self.endpoint_silence_ms = endpoint_silence_ms
-        self.silence_rms = silence_rms
+        self._endpoint = TrailingSilence(sample_rate, endpoint_silence_ms=endpoint_silence_ms, silence_rms=silence_rms)
         self.connect_timeout_s = connect_timeout_s
         self.read_timeout_s = read_timeout_s
         self.name = f"wyoming:{self.address.label}"
@@ -49,8 +47,6 @@ class WyomingRecognizer:
         self._last_seq = -1
         self._conn: WyomingConnection | None = None
         self._done_turns: set[int] = set()
-        self._speech_seen = False
-        self._silence_ms = 0.0
         self._turn_failed = False
 
     @property
@@ -73,8 +69,7 @@ class WyomingRecognizer:
         if not pcm or self._turn_failed:
             return []
         self._send_chunk(pcm)
-        self._track_endpoint(pcm)
-        if self._speech_seen and self._silence_ms >= self.endpoint_silence_ms:
+        if self._endpoint.update(pcm):
             return self._finish()
         return []
 
@@ -89,8 +84,7 @@ class WyomingRecognizer:
         self._close()
         self._turn = turn_id
         self._last_seq = -1
-        self._speech_seen = False
-        self._silence_ms = 0.0
+        self._endpoint.reset()
         self._turn_failed = False
         from wyoming.asr import Transcribe
         from wyoming.audio import AudioStart
@@ -112,16 +106,6 @@ class WyomingRecognizer:
             self._conn.write(WyChunk(rate=self.sample_rate, width=2, channels=1, audio=pcm).event())
         except RemoteEngineUnavailable as exc:
             self._failed(exc)
-
-    def _track_endpoint(self, pcm: bytes) -> None:
-        samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
-        rms = float(np.sqrt(np.mean(samples * samples))) if samples.size else 0.0
-        ms = 1000.0 * samples.size / self.sample_rate
-        if rms >= self.silence_rms:
-            self._speech_seen = True
-            self._silence_ms = 0.0
-        elif self._speech_seen:
-            self._silence_ms += ms
 
     def _finish(self) -> list[Transcript]:
         from wyoming.asr import Transcript as WyTranscript

@@ -7,189 +7,141 @@
     await link.stop(stream_id)              # barge-in: bypasses every queue
     await link.close()
 
-Three tasks run while the link is open: the receiver (bytes -> frames -> messages ->
-events; it also owns reconnecting after an unplug), the sender (one frame at a time,
-control before audio before bulk, paced to the line rate so nothing waits in a deep
-OS queue: a PING or STOP written now reaches the board within about one frame time),
-and the pinger (liveness and the board clock offset). A watchdog notices a board that
-stopped talking without closing the port.
+Four tasks run while the link is open: the receiver (bytes -> frames -> messages ->
+`_dispatch` -> events; it also owns reconnecting after an unplug), the paced sender
+(sotto.link.sender), the pinger (liveness and the board clock offset) and a watchdog that
+notices a board that stopped talking without closing the port. Command round trips go
+through sotto.link.commands.
 
 The session survives the board: an unplug closes the port (LinkStatus detached), the
 port is reopened with backoff, and the next HELLO with the same board_id re-attaches
-the same session (a new boot_id means the board was reset: LinkStatus reset).
+the same session (a new boot_id means the board was reset: LinkStatus reset). Where the
+board is stands in one `AttachState`.
+
+Over 400 lines on purpose: what is left here is one state machine (attach state, formats,
+board clock, handshake) whose receive handlers all read and write it; the sender, the
+command channel and the port are split out on their seams.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import itertools
 import logging
 import random
-import time
 from collections import deque
-from dataclasses import dataclass, field
 from typing import AsyncIterator, Callable
 
 from sotto_fw import wire
 
+from sotto.clock import MONOTONIC, Clock
 from sotto.errors import HandshakeTimeout, LinkClosed, LinkError, ProtocolVersionMismatch, SottoError
 from sotto.guard import InputGuard
 from sotto.link import messages as m
-from sotto.link.audio_codec import HOST_FORMATS, WireAudioDecoder, WireAudioEncoder
+from sotto.link.audio_codec import HOST_FORMATS, WireAudioDecoder
 from sotto.link.clock import BoardClock
-from sotto.link.credits import SpeakerCredits, stream_at_or_before
-from sotto.link.formats import FormatChoice, choose_formats, line_bytes_per_s, pcm_bytes_per_frame
-from sotto.link.transport import ByteTransport, SerialTransport
-from sotto.link.events import BoardEvent, LinkStatus, MicAudio, PlaybackReport, PortEvent
-from sotto.untrusted import ascii_int, clean_text
+from sotto.link.commands import CommandChannel
+from sotto.link.credits import SpeakerCredits
+from sotto.link.events import (
+    BoardEvent,
+    BoardEventKind,
+    LinkState,
+    LinkStatus,
+    MicAudio,
+    PlaybackReport,
+    PlaybackState,
+    PortEvent,
+)
+from sotto.link.formats import FormatChoice, choose_formats, pcm_bytes_per_frame
+from sotto.link.options import BULK_QUEUE_DEPTH, LinkOptions, LinkStats
+from sotto.link.sender import PacedSender
+from sotto.link.port import ReopeningPort, TransportFactory
+from sotto.link.transport import SerialTransport
+from sotto.untrusted import clean_text
+
+__all__ = ["AttachState", "BULK_QUEUE_DEPTH", "BoardLink", "LinkOptions", "LinkStats", "TransportFactory"]
 
 log = logging.getLogger("sotto.link")
 board_log = logging.getLogger("sotto.board")
 
-TransportFactory = Callable[[str, int], ByteTransport]
 MessageListener = Callable[[m.Message, float], None]
 
-_PLAYBACK_STATES = {wire.PLAY_STARTED: "started", wire.PLAY_DRAINED: "drained", wire.PLAY_STOPPED: "stopped"}
+_PLAYBACK_STATES = {wire.PLAY_STARTED: PlaybackState.STARTED, wire.PLAY_DRAINED: PlaybackState.DRAINED,
+                    wire.PLAY_STOPPED: PlaybackState.STOPPED}
 _EVENT_KINDS = {
-    wire.EV_BUTTON_DOWN: "button_down",
-    wire.EV_BUTTON_UP: "button_up",
-    wire.EV_VAD_START: "vad_start",
-    wire.EV_VAD_END: "vad_end",
+    wire.EV_BUTTON_DOWN: BoardEventKind.BUTTON_DOWN,
+    wire.EV_BUTTON_UP: BoardEventKind.BUTTON_UP,
+    wire.EV_VAD_START: BoardEventKind.VAD_START,
+    wire.EV_VAD_END: BoardEventKind.VAD_END,
 }
 _LOG_LEVELS = {wire.LOG_DEBUG: logging.DEBUG, wire.LOG_INFO: logging.INFO, wire.LOG_WARNING: logging.WARNING,
                wire.LOG_ERROR: logging.ERROR}
-BULK_QUEUE_DEPTH = 2  # bench frames waiting to go: shallow, so control frames never wait behind many
-
-
-@dataclass
-class LinkOptions:
-    baud: int = 921600
-    hello_timeout_s: float = 5.0
-    silence_timeout_s: int = 2  # sent in WELCOME: the board says HELLO again after this much host silence
-    ping_interval_s: float = 0.5  # must stay well under silence_timeout_s
-    detach_after_s: float = 2.5  # an attached board silent this long is reported detached
-    reconnect: bool = True
-    backoff_initial_s: float = 0.05
-    backoff_max_s: float = 2.0
-    pace: float = 0.98  # share of baud/10 the host writes at: the OS queue stays near empty
-    event_queue_max: int = 2000
-    command_timeout_s: float = 2.0
-    stop_timeout_s: float = 1.0
-    # Wire formats the host accepts for the speaker (downlink), a mask of wire.FMT_*: e.g.
-    # FMT_ADPCM | FMT_MULAW to spend less line time per second of reply than PCM16.
-    speaker_formats: int = HOST_FORMATS
-
-
-@dataclass
-class LinkStats:
-    frames_out: int = 0
-    bytes_out: int = 0
-    messages_in: int = 0
-    malformed: int = 0  # CRC fine, payload did not parse
-    detaches: int = 0
-    reattaches: int = 0
-    resets: int = 0
-    reopen_attempts: int = 0
-    board_errors: int = 0
-    events_dropped: int = 0
-    audio_frames_out: int = 0
-    audio_frames_dropped: int = 0  # queued audio dropped by stop()
-    mic_frames_in: int = 0
-    mic_frames_bad: int = 0
-    version_mismatch_frames: int = 0
-    status_log: list[tuple[float, str, str]] = field(default_factory=list)
-
-
-@dataclass
-class _AudioItem:
-    stream_id: int
-    pcm: bytes
-    done: asyncio.Future[None] | None
-
-
-@dataclass
-class _ControlItem:
-    message: m.Message
-    done: asyncio.Future[None] | None
 
 
 def _frame_kind(mtype: int) -> str:
     return f"{wire.TYPE_NAMES.get(mtype, mtype)} frame"
 
 
-def _resolve(fut: asyncio.Future[None] | None, exc: BaseException | None = None) -> None:
-    if fut is None or fut.done():
-        return
-    if exc is None:
-        fut.set_result(None)
-    else:
-        fut.set_exception(exc)
+class AttachState(enum.Enum):
+    WAITING = "waiting"  # no HELLO yet, nothing reported
+    ATTACHED = "attached"  # a HELLO was answered; the board is talking
+    DETACHED = "detached"  # reported gone (port lost); a HELLO re-attaches
+    SILENT = "silent"  # reported gone because it stopped talking; talking again (or a HELLO) re-attaches
 
 
 class BoardLink:
     """One board behind one port. See the module docstring."""
 
     def __init__(self, url: str, options: LinkOptions | None = None, *,
-                 transport_factory: TransportFactory | None = None) -> None:
+                 transport_factory: TransportFactory | None = None, host_clock: Clock = MONOTONIC) -> None:
         self.url = url
         self.options = options or LinkOptions()
-        self._transport_factory: TransportFactory = transport_factory or SerialTransport.open
-        self._transport: ByteTransport | None = None
-        self._generation = 0  # bumps on each (re)opened transport: a failure is handled once
+        self.host_clock = host_clock  # every wait and timeout of the link goes through it
         self.stats = LinkStats()
-        self.clock = BoardClock()
+        self.port = ReopeningPort(url, self.options, transport_factory or SerialTransport.open, host_clock, self.stats,
+                                  on_bytes=self._on_bytes, on_new=self._new_port, on_lost=self._mark_detached)
+        self.clock = BoardClock(host_clock.now)  # the board's clock as seen from here (PING offset)
         self.hello: m.Hello | None = None
         self.choice: FormatChoice | None = None
         self.session_token = random.getrandbits(32)
+        self.state = AttachState.WAITING
         self._board_id: str | None = None
-        self._attached = False
-        self._detached_reported = False
         self._fatal: SottoError | None = None
         self._closing = False
-        self._encoder = wire.FrameEncoder()
         self._rx_messages: list[tuple[int, m.Message]] = []  # (frame seq, message) of the bytes being fed
         # Every frame's decoding and handling runs under this guard: a handler that fails
         # drops that frame (logged with type and seq, counted), never the receive task.
         self.guard = InputGuard(log, f"board link {url}")
         self._decoder = wire.FrameDecoder(self._on_frame)
         self._mic_decoder: WireAudioDecoder | None = None
-        self._speaker_encoder: WireAudioEncoder | None = None
-        self._speaker_stream: int | None = None
         self.credits = SpeakerCredits(0)
-        self._control: deque[_ControlItem] = deque()
-        self._audio: deque[_AudioItem] = deque()
-        self._bulk: deque[m.Message] = deque()
+        self.sender = PacedSender(self.options, self.stats, self.credits, host_clock, self.port.write,
+                                  lambda: self.attached)
+        self.commands = CommandChannel(url, self.options.command_timeout_s, host_clock, self.sender.send_control,
+                                       lambda: self.attached)
         self._events: deque[PortEvent] = deque()
         self._listeners: list[MessageListener] = []
-        self._pings_sent: dict[int, float] = {}
         self._nonce = itertools.count(1)
-        self._action_ids = itertools.count(1)
-        self._commands: dict[int, asyncio.Future[None]] = {}
         self._last_rx = 0.0
-        self._silent_detach = False
         self._tasks: list[asyncio.Task[None]] = []
         # Events are created in open(), on the running loop.
-        self._tx_wake: asyncio.Event | None = None
-        self._bulk_room: asyncio.Event | None = None
         self._events_ready: asyncio.Event | None = None
         self._handshake: asyncio.Event | None = None
-        self._connected: asyncio.Event | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
     async def open(self) -> None:
         """Open the port and complete the handshake (HandshakeTimeout, ProtocolVersionMismatch, ...)."""
-        self._tx_wake = asyncio.Event()
-        self._bulk_room = asyncio.Event()
+        self.sender.start()
         self._events_ready = asyncio.Event()
         self._handshake = asyncio.Event()
-        self._connected = asyncio.Event()
-        transport = self._transport_factory(self.url, self.options.baud)
-        self._use_transport(transport)
+        self.port.open()
+        assert self.port.connected is not None
         self._tasks = [
             asyncio.create_task(self._receive_forever(), name="sotto-link-rx"),
-            asyncio.create_task(self._send_forever(), name="sotto-link-tx"),
+            asyncio.create_task(self.sender.run(self.port.connected), name="sotto-link-tx"),
             asyncio.create_task(self._ping_forever(), name="sotto-link-ping"),
             asyncio.create_task(self._watch_silence(), name="sotto-link-watchdog"),
         ]
@@ -215,25 +167,17 @@ class BoardLink:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        if self._transport is not None:
-            self._transport.close()
+        self.port.close()
         closed = LinkClosed(f"{self.url}: link closed")
-        for item in self._audio:
-            _resolve(item.done)
-        self._audio.clear()
-        for citem in self._control:
-            _resolve(citem.done, closed)
-        self._control.clear()
-        for fut in self._commands.values():
-            _resolve(fut, closed)
-        self._commands.clear()
+        self.sender.close(closed)
+        self.commands.close(closed)
         if self._events_ready is not None:
             self._events_ready.set()
 
     async def _wait_for_handshake(self) -> None:
         assert self._handshake is not None
         try:
-            await asyncio.wait_for(self._handshake.wait(), self.options.hello_timeout_s)
+            await self.host_clock.wait_for(self._handshake.wait(), self.options.hello_timeout_s)
         except asyncio.TimeoutError:
             if self._fatal is not None:
                 raise self._fatal from None
@@ -250,23 +194,15 @@ class BoardLink:
         if self._fatal is not None:
             raise self._fatal
 
-    def _use_transport(self, transport: ByteTransport) -> None:
-        assert self._connected is not None
-        self._transport = transport
-        self._generation += 1
-        # A new port: discard a half-received frame and do not count the jump in sequence as loss.
-        self._decoder.n = 0
-        self._decoder.overflow = False
-        self._decoder.reset_sequence()
-        self._last_rx = time.monotonic()
-        transport.start(asyncio.get_running_loop())
-        self._connected.set()
+    def _new_port(self) -> None:
+        self._decoder.reset()  # a new port: no half frame, and the jump in sequence is not loss
+        self._last_rx = self.host_clock.now()
 
     # ------------------------------------------------------------------ BoardPort
 
     @property
     def attached(self) -> bool:
-        return self._attached
+        return self.state == AttachState.ATTACHED
 
     @property
     def board_name(self) -> str:
@@ -309,53 +245,28 @@ class BoardLink:
         step = pcm_bytes_per_frame(choice.speaker_rate, choice.frame_ms)
         if self.hello is not None and self.hello.speaker_buffer:
             step = min(step, max(2, (self.hello.speaker_buffer // 4) & ~1))
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        chunks = [pcm[i: i + step] for i in range(0, len(pcm), step)]
-        for i, chunk in enumerate(chunks):
-            self._audio.append(_AudioItem(stream_id & 0xFFFF, chunk, done if i == len(chunks) - 1 else None))
-        self._wake()
-        await done
+        await self.sender.queue_audio(stream_id, [pcm[i: i + step] for i in range(0, len(pcm), step)])
 
     async def end_stream(self, stream_id: int) -> None:
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._audio.append(_AudioItem(stream_id & 0xFFFF, b"", done))
-        self._wake()
-        await done
+        await self.sender.queue_audio(stream_id, [b""])
 
     async def stop(self, stream_id: int) -> None:
         """Drop queued audio of the stream (and older ones), then STOP ahead of everything else."""
         stream_id &= 0xFFFF
-        kept: deque[_AudioItem] = deque()
-        for item in self._audio:
-            if stream_at_or_before(item.stream_id, stream_id):
-                self.stats.audio_frames_dropped += 1
-                _resolve(item.done)
-            else:
-                kept.append(item)
-        self._audio = kept
+        self.sender.drop_audio(stream_id)
         self.credits.drop_stream(stream_id)
-        if not self._attached:
+        if not self.attached:
             log.warning("stop(%d): board not attached; dropped queued audio only", stream_id)
             return
-        done = self._send_control(m.Stop(stream_id), urgent=True)
+        done = self.sender.send_control(m.Stop(stream_id), urgent=True)
         try:
-            await asyncio.wait_for(asyncio.shield(done), self.options.stop_timeout_s)
+            await self.host_clock.wait_for(asyncio.shield(done), self.options.stop_timeout_s)
         except asyncio.TimeoutError:
             log.warning("stop(%d): STOP not written within %.1f s", stream_id, self.options.stop_timeout_s)
 
     async def send_command(self, name: str, value: int) -> None:
         """"volume" (0..100) or "gpio:N" / "gpioN" (0/1); waits for the board's EV_COMMAND_DONE."""
-        lowered = name.strip().lower()
-        if lowered == "volume":
-            cmd, index = wire.CMD_VOLUME, 0
-        elif lowered.startswith("gpio"):
-            pin = ascii_int(lowered[4:].lstrip(":_ "), max_digits=3)
-            if pin is None or pin > 255:
-                raise LinkError(f"bad GPIO command name {name!r}", hint="use gpio:0, gpio:1, ...")
-            cmd, index = wire.CMD_GPIO, pin
-        else:
-            raise LinkError(f"unknown board command {name!r}", hint="known: volume, gpio:N")
-        await self.command(cmd, index, value, wait=True)
+        await self.commands.send_command(name, value)
 
     def board_to_host_time(self, board_ms: int) -> float:
         return self.clock.to_host(board_ms)
@@ -369,46 +280,23 @@ class BoardLink:
 
     async def command(self, cmd: int, index: int, value: int, *, wait: bool) -> int:
         """Send a COMMAND; with wait, until the board confirms (LinkError on timeout). Returns the action id."""
-        if not self._attached:
-            raise LinkClosed(f"{self.url}: board not attached")
-        action_id = next(self._action_ids) & 0xFFFF
-        fut: asyncio.Future[None] | None = None
-        if wait:
-            fut = asyncio.get_running_loop().create_future()
-            self._commands[action_id] = fut
-        self._send_control(m.Command(action_id, cmd, index & 0xFF, max(-32768, min(32767, value))))
-        if fut is not None:
-            try:
-                await asyncio.wait_for(fut, self.options.command_timeout_s)
-            except asyncio.TimeoutError:
-                raise LinkError(f"the board did not confirm command {cmd} (action {action_id}) within "
-                                f"{self.options.command_timeout_s:g} s") from None
-            finally:
-                self._commands.pop(action_id, None)
-        return action_id
+        return await self.commands.command(cmd, index, value, wait=wait)
 
     def send_ping(self) -> int:
         nonce = next(self._nonce) & 0xFFFFFFFF
-        self._send_control(m.Ping(nonce, int(time.monotonic() * 1000)))
+        self.sender.send_control(m.Ping(nonce, int(self.host_clock.now() * 1000)))
         return nonce
 
     async def send_bulk(self, message: m.Message) -> None:
         """Lowest-priority traffic (BENCH): waits while BULK_QUEUE_DEPTH frames are already waiting."""
-        assert self._bulk_room is not None
-        while len(self._bulk) >= BULK_QUEUE_DEPTH or not self._attached:
-            if self._closing:
-                raise LinkClosed(f"{self.url}: link closed")
-            self._bulk_room.clear()
-            await self._bulk_room.wait()
-        self._bulk.append(message)
-        self._wake()
+        await self.sender.send_bulk(message, lambda: self._closing, self.url)
 
     @property
     def decoder(self) -> wire.FrameDecoder:
         """Receive-side counters (crc_errors, resyncs, lost, bad_frames)."""
         return self._decoder
 
-    # ------------------------------------------------------------------ status
+    # ------------------------------------------------------------------ attach state
 
     def _emit(self, event: PortEvent) -> None:
         if len(self._events) >= self.options.event_queue_max:
@@ -418,65 +306,31 @@ class BoardLink:
         if self._events_ready is not None:
             self._events_ready.set()
 
-    def _status(self, state: str, detail: str) -> None:
-        log.info("board %s %s: %s", self.board_name, state, detail)
-        self.stats.status_log.append((time.monotonic(), state, detail))
+    def _status(self, state: LinkState, detail: str) -> None:
+        log.info("board %s %s: %s", self.board_name, state.value, detail)
+        self.stats.status_log.append((self.host_clock.now(), state.value, detail))
         self._emit(LinkStatus(state, self.board_name, detail))
 
-    def _mark_detached(self, detail: str) -> None:
-        was_attached = self._attached
-        self._attached = False
-        self._control.clear()  # PINGs and STOPs for a board that is gone mean nothing later
-        if self._bulk_room is not None:
-            self._bulk_room.set()
-        if was_attached or not self._detached_reported:
+    def _mark_detached(self, detail: str, *, silent: bool = False) -> None:
+        previous = self.state
+        self.state = AttachState.SILENT if silent or previous == AttachState.SILENT else AttachState.DETACHED
+        self.sender.board_detached()
+        if previous in (AttachState.ATTACHED, AttachState.WAITING):  # reported once per loss
             self.stats.detaches += 1
-            self._detached_reported = True
-            self._status("detached", detail)
+            self._status(LinkState.DETACHED, detail)
+
+    def _attach(self) -> None:
+        self.state = AttachState.ATTACHED
+        self.sender.board_attached()
 
     # ------------------------------------------------------------------ receive
 
     async def _receive_forever(self) -> None:
-        while not self._closing:
-            transport = self._transport
-            assert transport is not None
-            try:
-                while True:
-                    data = await transport.read()
-                    self._on_bytes(data)
-            except LinkClosed as exc:
-                if self._closing:
-                    return
-                self._port_failed(self._generation, str(exc))
-            if not self.options.reconnect:
-                self._fatal = LinkClosed(f"{self.url}: port closed")
-                if self._handshake is not None:
-                    self._handshake.set()
-                return
-            await self._reopen()
-
-    def _port_failed(self, generation: int, detail: str) -> None:
-        if generation != self._generation or self._connected is None or not self._connected.is_set():
-            return  # this failure was already handled
-        self._connected.clear()
-        if self._transport is not None:
-            self._transport.close()
-        self._mark_detached(f"port lost ({detail}); reopening")
-
-    async def _reopen(self) -> None:
-        delay = self.options.backoff_initial_s
-        while not self._closing:
-            await asyncio.sleep(delay)
-            self.stats.reopen_attempts += 1
-            try:
-                transport = self._transport_factory(self.url, self.options.baud)
-            except SottoError as exc:
-                log.debug("reopen %s failed: %s", self.url, exc)
-                delay = min(self.options.backoff_max_s, delay * 2)
-                continue
-            log.info("reopened %s; waiting for HELLO", self.url)
-            self._use_transport(transport)
-            return
+        await self.port.receive_forever(lambda: self._closing)
+        if not self._closing:  # the port was lost and reconnecting is off
+            self._fatal = LinkClosed(f"{self.url}: port closed")
+            if self._handshake is not None:
+                self._handshake.set()
 
     def _on_frame(self, mtype: int, seq: int, payload: memoryview) -> None:
         with self.guard.handling(_frame_kind(mtype), seq):
@@ -487,29 +341,32 @@ class BoardLink:
                 log.debug("dropped frame: %s", exc)
 
     def _on_bytes(self, data: bytes) -> None:
-        now = time.monotonic()
+        now = self.host_clock.now()
         self._last_rx = now
         mismatches = self._decoder.version_mismatch
         self._decoder.feed(data)
         if self._decoder.version_mismatch != mismatches:
             self._on_version_mismatch(self._decoder.version_mismatch - mismatches)
         batch, self._rx_messages = self._rx_messages, []
-        if batch and self._silent_detach and not any(isinstance(x, m.Hello) for _, x in batch):
+        if batch and self.state == AttachState.SILENT and not any(isinstance(x, m.Hello) for _, x in batch):
             # The line came back without a reboot or a closed port: same board, same boot.
-            self._silent_detach = False
-            self._attached = True
-            self._detached_reported = False
+            self._attach()
             self.stats.reattaches += 1
-            self._status("attached", "board talking again")
+            self._status(LinkState.ATTACHED, "board talking again")
         for seq, message in batch:
             self.stats.messages_in += 1
-            with self.guard.handling(_frame_kind(message.TYPE), seq):
-                self._handle(message, now)
-            for listener in list(self._listeners):
-                try:
-                    listener(message, now)
-                except Exception:  # noqa: BLE001 - a broken listener must not break the link
-                    log.exception("link listener failed")
+            self._dispatch(seq, message, now)
+
+    def _dispatch(self, seq: int, message: m.Message, now: float) -> None:
+        """Every message from the board passes here, once: its handler (under the input guard),
+        then the listeners."""
+        with self.guard.handling(_frame_kind(message.TYPE), seq):
+            self._handle(message, now)
+        for listener in list(self._listeners):
+            try:
+                listener(message, now)
+            except Exception:  # noqa: BLE001 - a broken listener must not break the link
+                log.exception("link listener failed")
 
     def _on_version_mismatch(self, count: int) -> None:
         self.stats.version_mismatch_frames += count
@@ -527,12 +384,12 @@ class BoardLink:
 
     def _handle(self, message: m.Message, now: float) -> None:
         if isinstance(message, m.Hello):
-            self._on_hello(message, now)
+            self._on_hello(message)
         elif isinstance(message, m.AudioUp):
             self._on_audio_up(message, now)
         elif isinstance(message, m.Credit):
             self.credits.on_credit(message.last_seq, message.free_bytes, now)
-            self._wake()
+            self.sender.wake()
         elif isinstance(message, m.Playback):
             state = _PLAYBACK_STATES.get(message.state)
             if state is not None:
@@ -541,7 +398,7 @@ class BoardLink:
         elif isinstance(message, m.Event):
             self._on_event(message)
         elif isinstance(message, m.Pong):
-            sent = self._pings_sent.pop(message.nonce, None)
+            sent = self.sender.pings_sent.pop(message.nonce, None)
             if sent is not None:
                 self.clock.observe_pong(sent, now, message.responder_ms)
         elif isinstance(message, m.Log):
@@ -550,9 +407,9 @@ class BoardLink:
         elif isinstance(message, m.Error):
             self.stats.board_errors += 1
             board_log.error("%s reports error %d: %s", self.board_name, message.code, clean_text(message.text))
-            self._fail_command_from_error(message)
+            self.commands.on_error(message)
 
-    def _on_hello(self, hello: m.Hello, now: float) -> None:
+    def _on_hello(self, hello: m.Hello) -> None:
         previous = self.hello
         first = self._board_id is None
         other_board = not first and hello.board_id != self._board_id
@@ -568,40 +425,34 @@ class BoardLink:
             else:
                 log.error("%s", exc)
             return
-        was_attached = self._attached
+        was = self.state
         self.hello = hello
         self._board_id = hello.board_id
         if self.choice is None or self.choice.mic_format != choice.mic_format:
             self._mic_decoder = WireAudioDecoder(choice.mic_format)
         if self.choice is None or self.choice.speaker_format != choice.speaker_format:
-            self._speaker_encoder = WireAudioEncoder(choice.speaker_format)
-            self._speaker_stream = None
+            self.sender.use_speaker_format(choice.speaker_format)
         self.choice = choice
         if new_boot:
             self.credits.reset(hello.speaker_buffer)
             self.clock.reset()
-            self._speaker_stream = None
+            self.sender.new_boot()
             self._decoder.reset_sequence()
-        self._send_control(m.Welcome(self.session_token, choice.mic_format, choice.mic_rate, choice.speaker_format,
-                                     choice.speaker_rate, choice.frame_ms, self.options.silence_timeout_s))
-        self._attached = True
-        self._silent_detach = False
-        if self._bulk_room is not None:
-            self._bulk_room.set()
-        self._wake()
+        self.sender.send_control(m.Welcome(self.session_token, choice.mic_format, choice.mic_rate, choice.speaker_format,
+                                           choice.speaker_rate, choice.frame_ms, self.options.silence_timeout_s))
+        self._attach()
         if first:
-            self._status("attached", f"{hello.board} ({hello.firmware}, id {hello.board_id}): {choice.describe()}")
+            self._status(LinkState.ATTACHED, f"{hello.board} ({hello.firmware}, id {hello.board_id}): {choice.describe()}")
         elif other_board:
             self.stats.resets += 1
-            self._status("reset", f"a different board answered: {hello.board} id {hello.board_id}")
+            self._status(LinkState.RESET, f"a different board answered: {hello.board} id {hello.board_id}")
         elif new_boot:
             self.stats.resets += 1
             old_boot = f"{previous.boot_id:08x}" if previous is not None else "?"
-            self._status("reset", f"board rebooted (boot {old_boot} -> {hello.boot_id:08x}); session kept")
-        elif not was_attached or self._detached_reported:
+            self._status(LinkState.RESET, f"board rebooted (boot {old_boot} -> {hello.boot_id:08x}); session kept")
+        elif was != AttachState.ATTACHED:
             self.stats.reattaches += 1
-            self._status("attached", "re-attached the same session")
-        self._detached_reported = False
+            self._status(LinkState.ATTACHED, "re-attached the same session")
         if self._handshake is not None:
             self._handshake.set()
 
@@ -619,137 +470,22 @@ class BoardLink:
 
     def _on_event(self, message: m.Event) -> None:
         if message.kind == wire.EV_COMMAND_DONE:
-            _resolve(self._commands.get(message.value & 0xFFFF))
+            self.commands.on_done(message.value)
             return
         kind = _EVENT_KINDS.get(message.kind)
         if kind is not None:
             self._emit(BoardEvent(kind, message.board_ms, self.clock.to_host(message.board_ms)))
 
-    def _fail_command_from_error(self, message: m.Error) -> None:
-        # The board names the action in command errors: "action N: ...".
-        text = message.text
-        if not text.startswith("action "):
-            return
-        action_id = ascii_int(text[7:].split(":", 1)[0], max_digits=5)
-        if action_id is not None:
-            _resolve(self._commands.get(action_id), LinkError(f"the board refused the command: {clean_text(text)}"))
-
-    # ------------------------------------------------------------------ send
-
-    def _wake(self) -> None:
-        if self._tx_wake is not None:
-            self._tx_wake.set()
-
-    def _send_control(self, message: m.Message, *, urgent: bool = False) -> asyncio.Future[None]:
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        item = _ControlItem(message, done)
-        if urgent:
-            self._control.appendleft(item)
-        else:
-            self._control.append(item)
-        self._wake()
-        return done
-
-    def _next_data(self) -> tuple[str, _AudioItem | m.Message] | None:
-        if not self._attached:
-            return None
-        if self._audio:
-            head = self._audio[0]
-            if self.credits.can_send(len(head.pcm)):
-                return "audio", head
-        if self._bulk:
-            return "bulk", self._bulk[0]
-        return None
-
-    def _encode_audio(self, item: _AudioItem) -> bytes:
-        assert self._speaker_encoder is not None
-        if item.stream_id != self._speaker_stream:
-            self._speaker_encoder.reset()  # ADPCM state starts fresh with each stream
-            self._speaker_stream = item.stream_id
-        audio = self._speaker_encoder.encode(item.pcm) if item.pcm else b""
-        return m.AudioDown(item.stream_id, audio).to_payload()
-
-    async def _send_forever(self) -> None:
-        assert self._connected is not None and self._tx_wake is not None
-        rate = line_bytes_per_s(self.options.baud) * self.options.pace
-        burst = max(256.0, rate * 0.005)  # a frame may overdraw; the OS queue stays at ~5 ms of line
-        tokens = burst
-        last = time.monotonic()
-        while True:
-            await self._connected.wait()
-            now = time.monotonic()
-            tokens = min(burst, tokens + (now - last) * rate)
-            last = now
-            if self._control:
-                citem = self._control.popleft()
-                message = citem.message
-                frame = m.encode_message(self._encoder, message)
-                if isinstance(message, m.Ping):
-                    self._remember_ping(message.nonce)
-                tokens -= len(frame)
-                await self._write(frame)
-                _resolve(citem.done)
-                continue
-            picked = self._next_data()
-            if picked is None:
-                self._tx_wake.clear()
-                await self._tx_wake.wait()
-                continue
-            if tokens < 0:
-                # Wait for line time, but let a control frame (PING, STOP) jump in meanwhile.
-                self._tx_wake.clear()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._tx_wake.wait(), -tokens / rate)
-                continue
-            kind, item = picked
-            if kind == "audio":
-                assert isinstance(item, _AudioItem)
-                self._audio.popleft()
-                seq = self._encoder.seq
-                frame = self._encoder.encode(wire.AUDIO_DOWN, self._encode_audio(item))
-                self.credits.on_sent(seq, item.stream_id, len(item.pcm), now)
-                self.stats.audio_frames_out += 1
-                tokens -= len(frame)
-                await self._write(frame)
-                _resolve(item.done)
-            else:
-                assert not isinstance(item, _AudioItem)
-                self._bulk.popleft()
-                assert self._bulk_room is not None
-                self._bulk_room.set()
-                frame = m.encode_message(self._encoder, item)
-                tokens -= len(frame)
-                await self._write(frame)
-
-    def _remember_ping(self, nonce: int) -> None:
-        now = time.monotonic()
-        self._pings_sent[nonce] = now
-        if len(self._pings_sent) > 256:  # unanswered PINGs (lost frames) must not pile up
-            for old in [k for k, t in self._pings_sent.items() if now - t > 5.0]:
-                del self._pings_sent[old]
-
-    async def _write(self, frame: bytes) -> None:
-        transport = self._transport
-        generation = self._generation
-        if transport is None:
-            return
-        try:
-            await transport.write(frame)
-        except LinkClosed as exc:
-            self._port_failed(generation, str(exc))
-            return
-        self.stats.frames_out += 1
-        self.stats.bytes_out += len(frame)
+    # ------------------------------------------------------------------ liveness
 
     async def _ping_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.options.ping_interval_s)
-            if self._attached:
+            await self.host_clock.sleep(self.options.ping_interval_s)
+            if self.attached:
                 self.send_ping()
 
     async def _watch_silence(self) -> None:
         while True:
-            await asyncio.sleep(min(0.25, self.options.detach_after_s / 4))
-            if self._attached and time.monotonic() - self._last_rx > self.options.detach_after_s:
-                self._silent_detach = True
-                self._mark_detached(f"no data from the board for {self.options.detach_after_s:g} s")
+            await self.host_clock.sleep(min(0.25, self.options.detach_after_s / 4))
+            if self.attached and self.host_clock.now() - self._last_rx > self.options.detach_after_s:
+                self._mark_detached(f"no data from the board for {self.options.detach_after_s:g} s", silent=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from typing import Callable
 
 TICKS_PERIOD = 1 << 30
 _HALF = TICKS_PERIOD // 2
@@ -22,7 +23,8 @@ def ticks_diff(a: int, b: int) -> int:
 
 
 class BoardClock:
-    def __init__(self) -> None:
+    def __init__(self, host_now: Callable[[], float] = time.monotonic) -> None:
+        self._host_now = host_now  # the host clock board times are mapped onto
         self._samples: deque[tuple[float, float, int]] = deque(maxlen=WINDOW)  # (rtt_s, host_mid_s, board_ms)
         self._rough: tuple[float, int] | None = None
         self.rtts_ms: list[float] = []
@@ -57,5 +59,5 @@ class BoardClock:
         elif self._rough is not None:
             host_ref, board_ref = self._rough
         else:
-            return time.monotonic()
+            return self._host_now()
         return host_ref + ticks_diff(board_ms % TICKS_PERIOD, board_ref) / 1000.0

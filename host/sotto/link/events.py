@@ -7,8 +7,34 @@ converts to and from the negotiated wire format.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import AsyncIterator, Protocol, Union
+
+
+class BoardEventKind(str, enum.Enum):
+    """What a wire EVENT reports (the board's button and on-board voice activity)."""
+
+    BUTTON_DOWN = "button_down"
+    BUTTON_UP = "button_up"
+    VAD_START = "vad_start"
+    VAD_END = "vad_end"
+
+
+class PlaybackState(str, enum.Enum):
+    """The board's speaker, per agent stream (wire PLAYBACK)."""
+
+    STARTED = "started"
+    DRAINED = "drained"
+    STOPPED = "stopped"
+
+
+class LinkState(str, enum.Enum):
+    """The board behind the port, as the link reports it."""
+
+    ATTACHED = "attached"
+    DETACHED = "detached"
+    RESET = "reset"  # a new boot (or another board) answered: the session is kept
 
 
 @dataclass(frozen=True)
@@ -25,7 +51,7 @@ class MicAudio:
 class BoardEvent:
     """Button or on-board voice activity (wire EVENT)."""
 
-    kind: str  # "button_down" | "button_up" | "vad_start" | "vad_end"
+    kind: BoardEventKind
     board_ms: int
     host_t: float
 
@@ -34,7 +60,7 @@ class BoardEvent:
 class PlaybackReport:
     """The board's speaker state for one agent stream (wire PLAYBACK)."""
 
-    state: str  # "started" | "drained" | "stopped"
+    state: PlaybackState
     stream_id: int
     bytes_played: int  # PCM16 bytes of that stream actually played
     board_ms: int
@@ -45,7 +71,7 @@ class PlaybackReport:
 class LinkStatus:
     """Attach / detach / reset of the board behind the port."""
 
-    state: str  # "attached" | "detached" | "reset"
+    state: LinkState
     board: str
     detail: str = ""
 

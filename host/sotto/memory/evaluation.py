@@ -1,4 +1,4 @@
-"""Memory scripts and their metrics, exactly as DESIGN.md "Memory scripts" defines them.
+"""Memory scripts and their metrics, exactly as docs/DESIGN.md "Memory scripts" defines them.
 
 - Items are a string or a list of alternatives, matched case-insensitively on the
   state serialised as JSON text without session_id and updated_at.
@@ -101,7 +101,7 @@ def state_text(state: SessionState | dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False).lower()
 
 
-# DESIGN.md "Memory scripts", state_noise: discourse words and talk about the talk.
+# docs/DESIGN.md "Memory scripts", state_noise: discourse words and talk about the talk.
 NOISE_EN = re.compile(
     r"\b(?:hmm+|um+|uh+|actually|sorry|oops|wait|i mean|i said it wrong|i read it wrong|i mixed (?:that|it) up|my mistake|scratch that)\b",
     re.I,

@@ -83,6 +83,10 @@ ZH_EMPTY_WORDS = frozenset(
 EN_PRONOUN_RE = re.compile(r"\b(?:i|me|my|mine|we|us|our|ours)\b", re.I)
 
 
+# Fillers only when a pause follows them ("Right, ..." but "right shoulder").
+_EN_ONLY_BEFORE_A_PAUSE = frozenset("right alright all right well okay ok yes yeah no nope now wait hold on hang on hi hello hey".split())
+
+
 def strip_en_discourse(text: str) -> str:
     """The clause without discourse markers, admissions and leading conjunctions."""
     out = EN_ADMISSIONS.sub(" ", text)
@@ -91,6 +95,8 @@ def strip_en_discourse(text: str) -> str:
     for _ in range(6):
         before = out
         m = EN_DISCOURSE.match(out)
+        if m and m.end() > 0 and m.group(0).lower() in _EN_ONLY_BEFORE_A_PAUSE and not re.match(r"\s*[,.!?;:-]", out[m.end():]):
+            m = None  # "right shoulder", "well done", "no sugar": a word of the sentence, not a filler
         if m and m.end() > 0:
             rest = out[m.end():]
             # "so eight people now": "so" goes; "now" at the start goes too; but keep a word

@@ -33,7 +33,7 @@ _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of
 _NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
-    rf"\b(?:(?:half past|quarter past|quarter to|half) (?:{_NUM})(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
+    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:{_NUM})(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
     rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
     rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
     rf"|noon|midday|midnight)",
@@ -71,7 +71,7 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
-_EN_CODE = re.compile(r"\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
 _EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
 _TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
 _CAP = r"[A-Z][\w'’-]*"
@@ -98,7 +98,7 @@ _EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|\bno longer|\binstead of|\bra
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
     r"^\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
-    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|"
+    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|unavailable|not available|not coming|"
     r"a problem|problematic|full|booked|taken|busy|too (?:early|late|soon|much|many|far)|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
     re.I,
@@ -120,6 +120,8 @@ _EN_ASK_TO_TELL = re.compile(
     r"|give me (?:some |a few |any |your |a )?(?:tips|ideas|advice|suggestions?|fun facts?|facts?|jokes?)\b)",
     re.I,
 )
+_EN_WH = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b", re.I)
+_EN_PROPOSED_VALUE = re.compile(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon)\b", re.I)
 _EN_RECALL = re.compile(r"\b(?:again|back to me|repeat|did i|was it|what was|remind me what|what's my|what is my|what are my|read back|read me)\b", re.I)
 
 # ------------------------------------------------------------------ Chinese value patterns
@@ -132,7 +134,7 @@ _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
     rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
-_ZH_CLASSIFIERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
 _ZH_ID = re.compile(r"[\u4e00-\u9fff]?(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
@@ -147,7 +149,7 @@ _ZH_ADDRESS = re.compile(r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
@@ -187,6 +189,7 @@ class Statement:
     admission: bool = False
     additive: bool = False
     anaphoric_cue: bool = False  # a clause with a cue and a pronoun only: "let's go with her", "就这个吧"
+    proposal: bool = False  # a yes/no question carrying a value: "could he go last, say 4:40?"
     strong_cue: bool = False  # a preference said anywhere in the sentence ("the later slot works better")
 
 
@@ -270,6 +273,10 @@ def _en_is_question(sentence: str) -> bool:
     clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*", s)]
     if any(_EN_REQUEST.match(c) for c in clauses) and not _EN_RECALL.search(s):
         return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
+    # A yes/no question that carries a value proposes it ("Could pilates be the 7:45 one?",
+    # "Any chance Bramble could go in at 11:30 instead?"); a question asking for a value has a wh-word.
+    if sentence.rstrip().endswith("?") and not _EN_WH.search(s) and not _EN_RECALL.search(s) and _EN_PROPOSED_VALUE.search(s):
+        return False
     if sentence.rstrip().endswith("?"):
         return True
     return _EN_QUESTION_START.match(s) is not None
@@ -277,7 +284,7 @@ def _en_is_question(sentence: str) -> bool:
 
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
-    "instead please thanks too as well people's once twice thrice times daily".split()
+    "instead please thanks too as well people's once twice thrice times daily altogether total all overall".split()
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
@@ -384,7 +391,10 @@ def _en_values(text: str) -> list[Value]:
             span = span[:-2]  # "Priya's taking": "Priya is taking"
             following = "'s" + following
         at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
-        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span):
+        verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I)\b", following) is not None
+        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and not (
+            verb_next and span in _english_words()  # "Tom will come": listed as a name too
+        ):
             continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts
         end = start + len(span)
         # "Rosa's bakery", "Elm Street": a place noun after the proper name belongs to it.
@@ -499,7 +509,7 @@ def _zh_is_question(sentence: str) -> bool:
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
         return False
     # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
-    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
     return _ZH_QUESTION.search(s) is not None
 
@@ -525,7 +535,7 @@ def _zh_values(text: str) -> list[Value]:
         period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
         add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
     for m in _ZH_TIME.finditer(text):
-        if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0).endswith("点"):
+        if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重短长]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0).endswith("点"):
             continue  # "近一点": a little closer, not one o'clock
         add(m.start(), m.end(), KIND_TIME)
     for m in _ZH_DATE.finditer(text):
@@ -630,9 +640,9 @@ def _set_contexts(text: str, values: list[Value], lang: str) -> None:
         v.cue = L.has_change_cue(text[lo:hi], lang)
         if v.kind == KIND_TIME:
             own = [o.text for o in values if o.kind == KIND_DATE and lo <= o.start < hi]
-            prev_lo = max([b for b in breaks if b < lo] or [0])
-            before = [o.text for o in values if o.kind == KIND_DATE and prev_lo <= o.start < lo]
-            v.qualifiers = own or before
+            # Else the day said last before it in the sentence ("on Tuesday, so 6:30").
+            before = [o for o in values if o.kind == KIND_DATE and o.start < lo]
+            v.qualifiers = own or ([before[-1].text] if before else [])
         else:
             v.qualifiers = []
 
@@ -682,6 +692,7 @@ def read_sentence(sentence: str, lang: str) -> Statement:
     st.change_cue = admission or L.has_change_cue(sentence, lang)
     st.additive = L.has_additive(text, lang)
     st.strong_cue = L.has_strong_cue(sentence, lang)
+    st.proposal = not st.question and sentence.rstrip().endswith(("?", "？"))
     st.values = reader.values(text)
     st.frame = reader.without(text, st.values, all_kinds=True)
     st.note = reader.without(text, st.values, all_kinds=False)

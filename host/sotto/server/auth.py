@@ -22,7 +22,7 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to listen beyond loopback without a token (DESIGN.md, Scale and trust)."""
+    """Refuse to listen beyond loopback without a token (docs/DESIGN.md, Scale and trust)."""
     if is_loopback(host):
         return
     if not token:

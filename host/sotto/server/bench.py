@@ -203,23 +203,27 @@ async def _run(args: argparse.Namespace, script: list[str] | None) -> tuple[dict
     if args.url:
         return await bench(args.url.rstrip("/"), args.clients, args.turns, args.token, script=script)
     from sotto.engines.config import EngineConfig
-    from sotto.server.app import ServeOptions
-    from sotto.server.build import build_server, load_engines
+    from sotto.memory.store import Store
+    from sotto.runtime import EngineOptions, Runtime, RuntimeOptions, load_engines
+    from sotto.server.app import ServeOptions, SottoServer
     from sotto.server.limits import ServeLimits
 
-    config = EngineConfig.from_args(args)
-    engines = await asyncio.to_thread(load_engines, config)
+    engines = await asyncio.to_thread(load_engines, EngineOptions(engine_config=EngineConfig.from_args(args)))
     with tempfile.TemporaryDirectory(prefix="sotto-bench-serve-") as folder:
         # The simulated clients all come from loopback: one client address, so its limits are the server's.
         slots = max(32, args.clients)
         options = ServeOptions(port=0, limits=ServeLimits(max_sessions=slots, max_sessions_per_client=slots,
                                                           max_connections_per_client=2 * slots))
-        server = build_server(engines, options, db_path=Path(folder) / "bench.db")
+        store = Store(Path(folder) / "bench.db")
+        runtime = Runtime(engines, store, RuntimeOptions(answer_from_memory=True))
+        server = SottoServer.from_runtime(runtime, options)
         await server.start()
-        print(f"sotto bench serve: built-in server on {server.url} ({engines.labels(config)})", file=sys.stderr)
+        print(f"sotto bench serve: built-in server on {server.url} ({engines.labels()})", file=sys.stderr)
         try:
             result, reports = await bench(server.url, args.clients, args.turns, script=script)
         finally:
             await server.close()
-    result.update({"server": "built-in", **engines.labels(config)})
+            await asyncio.to_thread(runtime.close)
+            store.close()
+    result.update({"server": "built-in", **engines.labels()})
     return result, reports

@@ -31,7 +31,8 @@ from sotto.errors import SottoError
 from sotto.server.messages import encode_wav_base64
 from sotto.voice.budgets import FIRST_ANSWER, BudgetConfig, LadderConfig
 from sotto.voice.ladder import DEFER
-from sotto.voice.turn_runner import ANSWER, ReplyControl, Segment, TurnRequest, TurnRunner
+from sotto.voice.reply_types import ANSWER, ReplyControl, Segment, TurnRequest
+from sotto.voice.turn_runner import TurnRunner
 from sotto.voice.workers import FairWorker
 
 MAX_TURN_S = 60.0  # a turn still unanswered after this is abandoned with an error
@@ -144,8 +145,7 @@ class TurnService:
         await self.runner.phrases(self.tts.sample_rate)
 
     def close(self) -> None:
-        self.asr_worker.close()
-        self.runner.close()
+        self.asr_worker.close()  # the turn engine belongs to the runtime, which closes it
 
     # ------------------------------------------------------------------ text
 

@@ -17,16 +17,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from sotto.engines.base import Recognizer
 from sotto.errors import LinkClosed, PortOpenFailed, SottoError
 from sotto.ids import SessionId
+
+if TYPE_CHECKING:
+    from sotto.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
 # The byte rate BoardLink assumes for pacing and for the audio format choice. A WebSocket
 # over Wi-Fi carries far more than a UART; 16 kHz PCM both ways is ~64 KB/s.
 WEBSOCKET_BAUD = 2_000_000
+
+
+class RecognizerSource(Protocol):
+    def available(self, lang: str) -> bool: ...
+
+    def languages(self) -> list[str]:
+        """The languages it can recognise (for error messages)."""
+        ...
+
+    def make(self, lang: str, *, sample_rate: int = 16000) -> Recognizer: ...
 
 
 class BinarySender(Protocol):
@@ -156,3 +170,20 @@ class WebSocketBoardBridge:
             await link.close()
             if self.on_close is not None:
                 self.on_close()
+
+
+def board_bridges(runtime: "Runtime", recognizers: RecognizerSource,
+                  lang: str) -> Callable[[SessionId], WebSocketBoardBridge]:
+    """Wi-Fi boards (binary wire frames): BoardLink over the WebSocket and a voice session from
+    the runtime, exactly as `sotto run` serves a serial board (same knowledge, the board's profile)."""
+
+    def make(session_id: SessionId) -> WebSocketBoardBridge:
+        def make_session(link: Any) -> Any:
+            return runtime.voice_session(link, recognizers.make(lang), session_id=session_id)
+
+        def end_session() -> None:  # profile promotion, queued on the model worker
+            runtime.end_session(session_id)
+
+        return WebSocketBoardBridge(session_id, make_session, on_close=end_session)
+
+    return make

@@ -19,22 +19,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-import numpy as np
-
-from sotto.audio.resample import StreamResampler
 from sotto.clock import MONOTONIC, Clock
-from sotto.engines.base import AudioChunk, Recognizer, Transcript
+from sotto.engines.base import Recognizer, Transcript
 from sotto.errors import SottoError
-from sotto.link.events import BoardEvent, BoardPort, LinkStatus, MicAudio, PlaybackReport, PortEvent
+from sotto.ids import SessionId
+from sotto.link.events import (
+    BoardEvent,
+    BoardEventKind,
+    BoardPort,
+    LinkState,
+    LinkStatus,
+    MicAudio,
+    PlaybackReport,
+    PlaybackState,
+    PortEvent,
+)
 from sotto.voice import events as ev
-from sotto.voice.bargein import BargeInConfig, EchoGate, PlayoutTimeline, SpeechRun
+from sotto.voice.bargein import BargeInConfig, PlayoutTimeline
+from sotto.voice.mic import MicPath
 from sotto.voice.budgets import BARGE_IN, FIRST_ANSWER, FIRST_BYTE, TOTAL_TURN, BudgetConfig, judge
 from sotto.voice.conversation import Conversation
 from sotto.voice.phases import Phase, PhaseMachine
 from sotto.voice.phrases import PhraseCache
 from sotto.voice.player import SpeakerReply
 from sotto.voice.trace import TraceLog, TraceSink
-from sotto.voice.turn_runner import ReplyOutcome, TurnRequest, TurnRunner
+from sotto.voice.reply_types import ReplyOutcome, TurnRequest
+from sotto.voice.turn_runner import TurnRunner
 from sotto.voice.usage import CANCELLED, COMPLETED, DEFERRED, FAILED, INTERRUPTED, TurnRecord, UsageRecord
 
 
@@ -60,7 +70,7 @@ class VoiceSession:
         recognizer: Recognizer,
         runner: TurnRunner,
         *,
-        session_id: str | None = None,
+        session_id: SessionId | None = None,
         lang: str | None = None,
         config: VoiceConfig | None = None,
         sinks: tuple[TraceSink, ...] = (),
@@ -75,7 +85,7 @@ class VoiceSession:
         self.runner = runner
         self.lang = lang
         self.config = config or VoiceConfig()
-        self.session_id = session_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        self.session_id = SessionId(session_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6])
         self.clock = clock
         self.trace = TraceLog(self.session_id, folder=trace_folder, sinks=sinks, clock=clock.now, persist=persist_trace)
         self.usage = UsageRecord(self.session_id)
@@ -85,19 +95,15 @@ class VoiceSession:
         # Each turn's reply outcome by turn id; its `result` is the agent's committed outcome
         # (the state after the model's patch).
         self.outcomes: dict[int, ReplyOutcome] = {}
-        self._listen_turn = 1
-        self._seq = 0
         self._finals_seen: set[int] = set()
         self._pending_finals: list[Transcript] = []
         self._reply: SpeakerReply | None = None
         self._cancel_task: asyncio.Task[None] | None = None
-        self._held_audio: list[MicAudio] = []
         self._detached_at: float | None = None
         self._closed = False
         self._timeline = PlayoutTimeline(port.mic_rate)
-        self._gate = EchoGate(port.mic_rate, self.config.barge_in, self._timeline)
-        self._speech_run = SpeechRun(self.config.barge_in)
-        self._mic_resampler: StreamResampler | None = None
+        self.mic = MicPath(recognizer, port.mic_rate, self.config.barge_in, self._timeline,
+                           max_held_audio_s=self.config.max_held_audio_s)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -149,7 +155,7 @@ class VoiceSession:
             await queue.put(exc)
 
     async def _end_of_input(self) -> None:
-        for transcript in self.recognizer.flush(self._listen_turn):
+        for transcript in self.mic.flush():
             self._on_transcript(transcript)
         if self._cancel_task is not None:
             await asyncio.wait({self._cancel_task})
@@ -181,7 +187,7 @@ class VoiceSession:
         if isinstance(item, MicAudio):
             self._on_mic(item)
         elif isinstance(item, BoardEvent):
-            if item.kind == "button_down" and self.phase in (Phase.THINKING, Phase.SPEAKING):
+            if item.kind == BoardEventKind.BUTTON_DOWN and self.phase in (Phase.THINKING, Phase.SPEAKING):
                 self.cancel_turn("button", item.host_t)
         elif isinstance(item, PlaybackReport):
             self._on_playback(item)
@@ -190,69 +196,38 @@ class VoiceSession:
 
     def _on_playback(self, report: PlaybackReport) -> None:
         reply = self._reply
-        if report.state == "started":
+        if report.state == PlaybackState.STARTED:
             self._timeline.anchor(report.stream_id, report.host_t)
         if reply is not None and report.stream_id == reply.stream_id:
             reply.on_playback(report)
 
     def _on_link_status(self, status: LinkStatus) -> None:
         self.trace.emit(ev.LINK_STATUS, None, state=status.state, board=status.board, detail=status.detail)
-        if status.state == "detached":
+        if status.state == LinkState.DETACHED:
             if self._detached_at is None:
                 self._detached_at = self.clock.now()
             if self._reply is not None:
                 self.cancel_turn("board_detached", self.clock.now(), confirm=False, stop_reason=CANCELLED)
-        elif status.state == "attached":
+        elif status.state == LinkState.ATTACHED:
             self._detached_at = None  # back within the grace period: same session goes on
-        elif status.state == "reset":
+        elif status.state == LinkState.RESET:
             self._detached_at = None
             if self._reply is not None:
                 self.cancel_turn("board_reset", self.clock.now(), confirm=False, stop_reason=CANCELLED)
 
     def _on_mic(self, mic: MicAudio) -> None:
-        pcm = mic.pcm[: len(mic.pcm) - len(mic.pcm) % 2]
-        if not pcm:
-            return
-        frame = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
-        verdict = self._gate.classify(frame, mic.host_t)
-        self._timeline.prune(mic.host_t, self.config.barge_in.reference_keep_s)
-        if self.phase == Phase.INTERRUPTED:
-            self._hold(mic)
-            return
-        frame_ms = 1000.0 * len(frame) / mic.sample_rate
-        if self.phase == Phase.SPEAKING:
-            if self._speech_run.update(verdict.voice, frame_ms, mic.host_t):
-                self.cancel_turn("voice", self.clock.now())
-                self._hold(mic)
-                return
-        else:
-            self._speech_run.reset()
-        # What reaches the recognizer: the user's voice, never the agent's echo.
-        echo_present = verdict.echo_rms > 0.1 * self.config.barge_in.vad_threshold_rms
-        feed = pcm if verdict.voice or not echo_present else bytes(len(pcm))
-        self._feed_recognizer(feed, mic.sample_rate)
-
-    def _hold(self, mic: MicAudio) -> None:
-        self._held_audio.append(mic)
-        limit = self.config.max_held_audio_s
-        while sum(len(m.pcm) / 2 / m.sample_rate for m in self._held_audio) > limit:
-            self._held_audio.pop(0)
-
-    def _feed_recognizer(self, pcm: bytes, rate: int) -> None:
-        if rate != self.recognizer.sample_rate:
-            if self._mic_resampler is None or self._mic_resampler.from_rate != rate:
-                self._mic_resampler = StreamResampler(rate, self.recognizer.sample_rate)
-            pcm = self._mic_resampler.process(pcm)
-        chunk = AudioChunk(self._listen_turn, self._seq, pcm, self.recognizer.sample_rate)
-        self._seq += 1
-        for transcript in self.recognizer.accept(chunk):
+        barge_in, transcripts = self.mic.hear(mic, speaking=self.phase == Phase.SPEAKING,
+                                              interrupted=self.phase == Phase.INTERRUPTED)
+        if barge_in:
+            self.cancel_turn("voice", self.clock.now())
+        for transcript in transcripts:
             self._on_transcript(transcript)
 
     # ------------------------------------------------------------------ transcripts
 
     def _on_transcript(self, transcript: Transcript) -> None:
         # Only the turn being listened to counts; a final closes it; anything later is dropped.
-        if transcript.turn_id != self._listen_turn or transcript.turn_id in self._finals_seen:
+        if transcript.turn_id != self.mic.listen_turn or transcript.turn_id in self._finals_seen:
             return
         text = transcript.text.strip()
         if not transcript.final:
@@ -265,8 +240,7 @@ class VoiceSession:
         if not text:
             return
         self._finals_seen.add(transcript.turn_id)
-        self._listen_turn += 1
-        self._seq = 0
+        self.mic.next_turn()
         if self.phase in (Phase.THINKING, Phase.SPEAKING, Phase.INTERRUPTED):
             # New words while a reply runs: that reply is over; answer the new words after it stopped.
             self._pending_finals.append(transcript)
@@ -283,7 +257,10 @@ class VoiceSession:
         text = transcript.text.strip()
         if not self.conversation.commit_final(transcript.turn_id, text):
             return
-        self.trace.emit(ev.FINAL_TRANSCRIPT, transcript.turn_id, text=text, confidence=transcript.confidence)
+        # `heard`: the recognised words before numbers were normalised; `words`: per-word confidence.
+        self.trace.emit(ev.FINAL_TRANSCRIPT, transcript.turn_id, text=text, confidence=transcript.confidence,
+                        heard=transcript.raw_text or text,
+                        words=[{"word": w.word, "confidence": w.confidence} for w in transcript.words])
         reply = SpeakerReply(
             port=self.port,
             trace=self.trace,
@@ -338,7 +315,7 @@ class VoiceSession:
             reply.task.cancel()  # cancel first: nothing of this reply is sent after this point
         if self.phase in (Phase.THINKING, Phase.SPEAKING):
             self.phases.move(Phase.INTERRUPTED)
-        self._speech_run.reset()
+        self.mic.speech_handled()
         self._cancel_task = asyncio.create_task(
             self._cancel_and_confirm(reply, source, detected_t, confirm=confirm, stop_reason=stop_reason)
         )
@@ -384,9 +361,8 @@ class VoiceSession:
         self.conversation.note_side_effects(record.actions_done)
         self._finish_turn(reply, stop_reason)
         # Listening resumes: the audio held meanwhile goes to the recognizer, then any final that waited.
-        held, self._held_audio = self._held_audio, []
-        for mic in held:
-            self._feed_recognizer(mic.pcm[: len(mic.pcm) - len(mic.pcm) % 2], mic.sample_rate)
+        for transcript in self.mic.release_held():
+            self._on_transcript(transcript)
         for transcript in self._take_pending_finals():
             if not self._closed and self._reply is None:
                 self._start_turn(transcript)

@@ -18,10 +18,10 @@ from sotto.agent.actions import RequestedAction
 from sotto.audio.resample import resample_pcm16
 from sotto.clock import Clock
 from sotto.errors import SottoError
-from sotto.link.events import BoardPort, PlaybackReport
+from sotto.link.events import BoardPort, PlaybackReport, PlaybackState
 from sotto.voice import events as ev
 from sotto.voice.bargein import PlayoutTimeline
-from sotto.voice.turn_runner import ReplyControl, ReplyOutcome, Segment
+from sotto.voice.reply_types import ReplyControl, ReplyOutcome, Segment
 from sotto.voice.trace import TraceLog
 from sotto.voice.usage import TurnRecord
 
@@ -112,11 +112,11 @@ class SpeakerReply:
     # ------------------------------------------------------------------ the board's reports
 
     def on_playback(self, report: PlaybackReport) -> None:
-        if report.state == "started":
+        if report.state == PlaybackState.STARTED:
             self.started_playing = True
-        elif report.state == "drained":
+        elif report.state == PlaybackState.DRAINED:
             self.drained.set()
-        elif report.state == "stopped" and not self.stopped.done():
+        elif report.state == PlaybackState.STOPPED and not self.stopped.done():
             self.timeline.stop(report.stream_id, report.host_t)
             self.stopped.set_result(report)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence, Union
 
 from sotto.agent import Turn, TurnResult
@@ -31,21 +31,20 @@ from sotto.errors import SottoError
 from sotto.memory.state import SessionState
 from sotto.voice.budgets import BudgetConfig
 from sotto.voice.ladder import (
-    ACKNOWLEDGE,
     DEFER,
-    FALLBACK_REPLY,
-    SHORTEN,
-    TEXT_ONLY,
     DegradationLadder,
+    DegradeListener,
+    FALLBACK_REPLY,
     FirstAnswerPredictor,
+    LadderPlayer,
+    Prediction,
+    SHORTEN,
+    SegmentItem,
+    TEXT_ONLY,
 )
 from sotto.voice.phrases import DEFAULT_ACKS, DEFAULT_DEFERRAL, Phrase, PhraseCache, synthesize_pcm
-from sotto.voice.usage import COMPLETED, DEFERRED, FAILED
+from sotto.voice.reply_types import ReplyControl, ReplyOutcome, ReplyOutput, Segment, TurnRequest
 from sotto.voice.workers import FairWorker, ModelQueue
-
-ANSWER = "answer"
-ACKNOWLEDGEMENT = "acknowledgement"
-DEFERRAL = "deferral"
 
 
 class AgentLike(Protocol):
@@ -59,100 +58,6 @@ class AgentLike(Protocol):
     def end_session(self, session_id: str) -> list[str]: ...
 
     def state(self, session_id: str) -> SessionState: ...
-
-
-class ReplyControl:
-    """Shared by the event loop (ladder, barge-in) and the model worker (the agent's turn)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._turn: Turn | None = None
-        self.max_sentences: int | None = None  # None: no limit beyond the agent's own
-        self.defer = False  # skip the deep work (the model's state patch) of this turn
-        self.cancelled = False
-
-    def attach(self, turn: Turn) -> None:
-        with self._lock:
-            self._turn = turn
-            if self.max_sentences is not None:
-                turn.shorten(self.max_sentences)
-            if self.cancelled:
-                turn.cancel()
-
-    def shorten(self, max_sentences: int = 1) -> None:
-        with self._lock:
-            self.max_sentences = max_sentences if self.max_sentences is None else min(self.max_sentences, max_sentences)
-            if self._turn is not None:
-                self._turn.shorten(self.max_sentences)
-
-    def cancel(self) -> None:
-        with self._lock:
-            self.cancelled = True
-            if self._turn is not None:
-                self._turn.cancel()
-
-
-@dataclass(frozen=True)
-class TurnRequest:
-    session_id: str
-    words: str  # the committed final transcript (or typed text)
-    received_t: float  # clock time the words were final: every budget runs from here
-    turn_id: int | None = None
-    lang: str | None = None
-    # Side effects that already ran in interrupted turns; the agent notes and says them.
-    prior_side_effects: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Segment:
-    """One piece of speech for the output: an answer sentence or a cached phrase."""
-
-    text: str
-    pcm: bytes  # PCM16 at the output's sample rate (empty: text only)
-    kind: str = ANSWER  # ANSWER | ACKNOWLEDGEMENT | DEFERRAL
-
-
-class ReplyOutput(Protocol):
-    """Where one turn's reply goes: a board's speaker, or a WebSocket client."""
-
-    @property
-    def sample_rate(self) -> int: ...
-
-    @property
-    def has_played(self) -> bool:
-        """Any audio went out already (an acknowledgement then comes too late)."""
-        ...
-
-    async def run_action(self, action: RequestedAction) -> None: ...
-
-    async def play(self, segment: Segment) -> None: ...
-
-
-@dataclass
-class ReplyOutcome:
-    """What the engine knows of one turn once its reply is over."""
-
-    stop_reason: str = ""  # COMPLETED | DEFERRED | FAILED (the caller sets interrupted / cancelled)
-    answers: list[str] = field(default_factory=list)  # answer sentences handed to the output
-    degrade_actions: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    turn: int | None = None
-    reply_source: str = ""
-    queued_ms: float | None = None  # final words -> the agent's turn started on the worker
-    patch_skipped: bool = False  # the model's state patch was deferred or skipped
-    route: str = ""  # which route answered (sotto.agent.router) and why
-    route_reason: str = ""
-    predicted_first_answer_ms: float | None = None  # what the ladder acted on
-    # The agent's committed outcome (state after the model's patch), set when the job ends.
-    result: "concurrent.futures.Future[TurnResult]" = field(default_factory=concurrent.futures.Future)
-
-    @property
-    def reply(self) -> str:
-        return " ".join(self.answers)
-
-    def degrade(self, action: str) -> None:
-        if action not in self.degrade_actions:
-            self.degrade_actions.append(action)
 
 
 @dataclass(frozen=True)
@@ -171,15 +76,6 @@ class _Routed:
 
 
 @dataclass(frozen=True)
-class Prediction:
-    """For the player: the first answer's predicted time (ms after the final words)."""
-
-    first_answer_ms: float
-    deep_work: str
-    composed: bool  # answered by code at once: never a filler before it
-
-
-@dataclass(frozen=True)
 class _Ended:
     turn: int
     source: str
@@ -187,11 +83,11 @@ class _Ended:
     patch_skipped: bool
 
 
+SPEECH_WAIT_S = 60.0  # bound on the model patch's wait for the reply's speech (a session that died)
+
 _WorkerItem = Union[_Started, _Routed, _Ended, RequestedAction, str, BaseException]
-_SegmentItem = Union[Segment, Prediction, BaseException, None]
 # Speech synthesis of a first sentence, until the runner has timed its own (ms).
 INITIAL_TTS_ESTIMATE_MS = 300.0
-DegradeListener = Callable[[str, dict[str, Any]], None]
 
 
 class TurnRunner:
@@ -223,6 +119,8 @@ class TurnRunner:
         self._phrases_lock = asyncio.Lock()
         self.tts_estimate_ms = INITIAL_TTS_ESTIMATE_MS  # a first answer sentence's synthesis, measured as we go
         self._last_model_job: dict[str, concurrent.futures.Future[Any]] = {}
+        self._turns_waiting = 0  # turns queued for the model that have not started (any session)
+        self._waiting_lock = threading.Lock()
 
     # ------------------------------------------------------------------ sessions
 
@@ -288,12 +186,14 @@ class TurnRunner:
         ladder = DegradationLadder(budgets, predicted_first_answer_ms=predicted)
         phrases = await self.phrases(output.sample_rate)
         items: asyncio.Queue[_WorkerItem] = asyncio.Queue()
-        job = await self._submit(request, control, items, outcome, from_memory=ladder.answer_from_memory())
+        speech_ready = threading.Event()  # the producer has synthesised every sentence (or stopped)
+        job = await self._submit(request, control, items, outcome, speech_ready, from_memory=ladder.answer_from_memory())
         job.add_done_callback(lambda f: _copy_result(f, outcome.result))
-        segments: asyncio.Queue[_SegmentItem] = asyncio.Queue()
+        segments: asyncio.Queue[SegmentItem] = asyncio.Queue()
         producer = asyncio.create_task(
             self._produce(request, items, output, control, outcome, segments, text_only_on_tts_failure))
-        player = _Player(self.clock, request, output, control, outcome, ladder, phrases, on_degrade)
+        producer.add_done_callback(lambda _: speech_ready.set())
+        player = LadderPlayer(self.clock, request.received_t, output, control, outcome, ladder, phrases, on_degrade)
         try:
             outcome.stop_reason = await player.play(segments)
         except BaseException:
@@ -308,7 +208,8 @@ class TurnRunner:
         return outcome
 
     async def _submit(self, request: TurnRequest, control: ReplyControl, items: "asyncio.Queue[_WorkerItem]",
-                      outcome: ReplyOutcome, *, from_memory: bool) -> "concurrent.futures.Future[TurnResult]":
+                      outcome: ReplyOutcome, speech_ready: threading.Event, *,
+                      from_memory: bool) -> "concurrent.futures.Future[TurnResult]":
         loop = asyncio.get_running_loop()
 
         def post(item: _WorkerItem) -> None:
@@ -324,18 +225,41 @@ class TurnRunner:
             if previous is not None:  # this session's model patch lands before its next turn starts
                 await asyncio.wait({asyncio.wrap_future(previous)})
             memory_agent = self.memory_agent
-            return self.memory_worker.submit(session_id, lambda: self._job(memory_agent, request, control, post))
-        job = self.model_worker.submit(session_id, lambda: self._job(self.agent, request, control, post, timed=True))
+            return self.memory_worker.submit(
+                session_id, lambda: self._job(memory_agent, request, control, post, speech_ready, outcome))
+        started = threading.Event()
+
+        def run() -> TurnResult:
+            self._count_waiting(-1)
+            started.set()
+            return self._job(self.agent, request, control, post, speech_ready, outcome, timed=True)
+
+        def done(job: "concurrent.futures.Future[Any]") -> None:
+            if not started.is_set():
+                self._count_waiting(-1)  # cancelled before it ran
+            self._forget_job(session_id, job)
+
+        self._count_waiting(+1)
+        job = self.model_worker.submit(session_id, run)
         self._last_model_job[session_id] = job
-        job.add_done_callback(lambda f: self._forget_job(session_id, f))
+        job.add_done_callback(done)
         return job
+
+    def _count_waiting(self, delta: int) -> None:
+        with self._waiting_lock:
+            self._turns_waiting += delta
+
+    def turn_waiting(self) -> bool:
+        """Another turn (of any session) waits for the model."""
+        with self._waiting_lock:
+            return self._turns_waiting > 0
 
     def _forget_job(self, session_id: str, job: "concurrent.futures.Future[Any]") -> None:
         if self._last_model_job.get(session_id) is job:
             del self._last_model_job[session_id]
 
-    def _job(self, agent: AgentLike, request: TurnRequest, control: ReplyControl,
-             post: Callable[[_WorkerItem], None], *, timed: bool = False) -> TurnResult:
+    def _job(self, agent: AgentLike, request: TurnRequest, control: ReplyControl, post: Callable[[_WorkerItem], None],
+             speech_ready: threading.Event, outcome: ReplyOutcome, *, timed: bool = False) -> TurnResult:
         """On the worker: the whole agent turn."""
         started = self.clock.now()
         post(_Started(started))
@@ -359,15 +283,21 @@ class TurnRunner:
         finally:
             # Deep work only when the ladder did not defer it and no turn waits for the model:
             # the user's next answer matters more than this turn's patch.
-            run_model = not control.defer and self.model_worker.pending() == 0
+            run_model = not control.defer and not self.turn_waiting()
             post(_Ended(turn.number, turn.report.source, list(turn.report.rejected), not run_model))
+            # The patch waits until the reply's speech is synthesised: on a 2-core host llama.cpp
+            # and Piper running at once each take 2-3 times longer, and the answer comes first.
+            speech_ready.wait(SPEECH_WAIT_S)
+            if run_model and self.turn_waiting():
+                run_model = False  # the user spoke again meanwhile
+                outcome.patch_skipped = True
             result = turn.finish(run_model=run_model)
             if timed:
                 self.model_queue.note_turn((self.clock.now() - started) * 1000.0)
         return result
 
     async def _produce(self, request: TurnRequest, items: "asyncio.Queue[_WorkerItem]", output: ReplyOutput,
-                       control: ReplyControl, outcome: ReplyOutcome, segments: "asyncio.Queue[_SegmentItem]",
+                       control: ReplyControl, outcome: ReplyOutcome, segments: "asyncio.Queue[SegmentItem]",
                        text_only_on_tts_failure: bool) -> None:
         """Worker items -> board actions run, sentences synthesised, in order."""
         answers = 0
@@ -426,108 +356,6 @@ class TurnRunner:
             return b""
 
 
-class _Player:
-    """Hands the reply to the output as it is ready; while the answer is late, walks the ladder."""
-
-    def __init__(self, clock: Clock, request: TurnRequest, output: ReplyOutput, control: ReplyControl,
-                 outcome: ReplyOutcome, ladder: DegradationLadder, phrases: PhraseCache,
-                 on_degrade: DegradeListener | None) -> None:
-        self.clock = clock
-        self.t0 = request.received_t
-        self.output = output
-        self.control = control
-        self.outcome = outcome
-        self.ladder = ladder
-        self.phrases = phrases
-        self.on_degrade = on_degrade
-
-    def _at(self, ms: float) -> float:
-        return self.t0 + ms / 1000.0
-
-    async def play(self, segments: "asyncio.Queue[_SegmentItem]") -> str:
-        answers_sent = 0
-        answer_started = False
-        deferred = False
-        give_up_at: float | None = None
-        while True:
-            deadline: float | None = None
-            step: str | None = None
-            if not answer_started:
-                upcoming = self.ladder.next_step()
-                if upcoming is not None:
-                    deadline, step = self._at(upcoming[0]), upcoming[1]
-                elif give_up_at is not None:
-                    deadline = give_up_at
-            else:
-                stall = self.ladder.stall_limit_ms()
-                deadline = None if stall is None else self._at(stall)
-            timeout = None if deadline is None else max(0.0, deadline - self.clock.now())
-            try:
-                item = await self.clock.wait_for(segments.get(), timeout)
-            except asyncio.TimeoutError:
-                if answer_started:
-                    self._record(SHORTEN, reason="answer stalled")
-                    return COMPLETED
-                if step is None:
-                    return DEFERRED  # deferred and said so; the answer did not come in time
-                self.ladder.step_taken()
-                if await self._degrade(step, answer_started):
-                    if step == DEFER:
-                        deferred = True
-                        give_up = self.ladder.give_up_after_ms()
-                        give_up_at = None if give_up is None else self._at(give_up)
-                continue
-            if item is None:
-                return DEFERRED if deferred and not answer_started else COMPLETED
-            if isinstance(item, Prediction):
-                if not answer_started:
-                    self.ladder.on_prediction(item.first_answer_ms, deep_work=item.deep_work, composed=item.composed)
-                continue
-            if isinstance(item, BaseException):
-                self.outcome.errors.append(_describe(item))
-                return FAILED
-            if item.kind == ANSWER:
-                limit = self.control.max_sentences
-                if limit is not None and answers_sent >= limit:
-                    return COMPLETED
-                answers_sent += 1
-                answer_started = True
-                self.outcome.answers.append(item.text)
-            await self.output.play(item)
-            elapsed_ms = (self.clock.now() - self.t0) * 1000.0
-            if answer_started and self.control.max_sentences is None and self.ladder.total_turn_at_risk(elapsed_ms):
-                await self._degrade(SHORTEN, answer_started, keep=answers_sent)
-
-    async def _degrade(self, action: str, answer_started: bool, keep: int = 1) -> bool:
-        """Fire one ladder step; False when it was not needed (e.g. audio already playing)."""
-        if action == ACKNOWLEDGE:
-            if self.output.has_played:
-                return False
-            phrase = self.phrases.next_ack()
-            self._record(action, phrase=phrase.text)
-            await self.output.play(Segment(phrase.text, phrase.pcm, ACKNOWLEDGEMENT))
-            return True
-        if action == SHORTEN:
-            self.control.shorten(keep)
-            self._record(action, max_sentences=self.control.max_sentences)
-            return True
-        if action == DEFER and not answer_started:
-            self.control.defer = True
-            self.control.shorten(1)
-            phrase = self.phrases.deferral
-            self._record(action, phrase=phrase.text)
-            self.outcome.answers.append(phrase.text)
-            await self.output.play(Segment(phrase.text, phrase.pcm, DEFERRAL))
-            return True
-        return False
-
-    def _record(self, action: str, **data: Any) -> None:
-        self.outcome.degrade(action)
-        if self.on_degrade is not None:
-            elapsed = (self.clock.now() - self.t0) * 1000.0
-            self.on_degrade(action, {"after_ms": round(elapsed, 1), **data})
-
-
 class _QueueWaitPredictor:
     """The first answer is at least as far as the model queue's expected wait."""
 
@@ -549,7 +377,3 @@ def _copy_result(job: "concurrent.futures.Future[TurnResult]", result: "concurre
         result.set_result(job.result())
 
 
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, SottoError):
-        return f"{exc.code}: {exc}"
-    return f"{type(exc).__name__}: {exc}"
