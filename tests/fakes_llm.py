@@ -73,12 +73,19 @@ class FakeLanguageModel:
     ) -> Iterator[str]:
         self._check(messages, max_tokens)
         self.stream_calls.append(list(messages))
-        text = self.replies[min(len(self.stream_calls) - 1, len(self.replies) - 1)]
+        text = self._reply_for(messages)
         try:
             for i in range(0, len(text), 3):
+                self._piece_cost()
                 yield text[i : i + 3]
         finally:
             self.streams_closed += 1
+
+    def _reply_for(self, messages: Sequence[ChatMessage]) -> str:
+        return self.replies[min(len(self.stream_calls) - 1, len(self.replies) - 1)]
+
+    def _piece_cost(self) -> None:
+        """What generating one piece costs (nothing: the fake is instant)."""
 
 
 class SlowPatchModel(FakeLanguageModel):
@@ -93,3 +100,41 @@ class SlowPatchModel(FakeLanguageModel):
         self.marker.write_text("started")
         time.sleep(60)
         raise AssertionError("should have been killed")
+
+
+class FakeAnsweringModel(FakeLanguageModel):
+    """Answers by the question (the last user message): `answers` maps a question's start
+    to the reply streamed; anything else gets `default`. `complete()` returns `patches` as
+    FakeLanguageModel does. With `clock` (a fake clock with `advance(seconds)`), each
+    streamed piece costs `piece_s` of its time: a slow model, without sleeping."""
+
+    def __init__(self, answers: dict[str, str], *, default: str = "Hmm.", clock: object = None, piece_s: float = 0.0,
+                 **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.answers = answers
+        self.default = default
+        self.clock = clock
+        self.piece_s = piece_s
+
+    def _reply_for(self, messages: Sequence[ChatMessage]) -> str:
+        question = messages[-1].content
+        return next((a for q, a in self.answers.items() if question.startswith(q)), self.default)
+
+    def _piece_cost(self) -> None:
+        if self.clock is not None:
+            self.clock.advance(self.piece_s)  # type: ignore[attr-defined]
+
+
+# Right answers to the capability probe's open questions (sotto.agent.capability.OPEN_PROBES).
+PROBE_ANSWERS = {
+    "What is the capital of France?": "The capital of France is Paris.",
+    "How many days are in a week?": "A week has seven days.",
+    "What color is the sky on a clear day?": "The sky on a clear day is blue.",
+    "What is the opposite of hot?": "The opposite of hot is cold.",
+    "What do cows drink?": "Cows drink water.",
+    "法国的首都是哪里？": "法国的首都是巴黎。",
+    "一个星期有几天？": "一个星期有七天。",
+    "晴天的天空是什么颜色？": "晴天的天空是蓝色的。",
+    "热的反义词是什么？": "热的反义词是冷。",
+    "一年有几个月？": "一年有十二个月。",
+}

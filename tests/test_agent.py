@@ -95,23 +95,26 @@ def test_leaky_or_wrong_language_replies_fall_back_to_composed(store: Store) -> 
     assert zh.reply_source == "composed" and any("\u4e00" <= c <= "\u9fff" for c in zh.reply)
 
 
-def test_good_model_reply_is_used_and_questions_are_answered_from_memory(store: Store) -> None:
-    model = FakeLanguageModel(replies=["Got it, a table for two at Nico's on Friday.", "I think it was lunch."])
+def test_the_model_answers_open_questions_and_memory_answers_the_rest(store: Store) -> None:
+    model = FakeLanguageModel(replies=["Nico's is a small Italian place, good for pasta.", "I think it was lunch."])
     agent = Agent(model, store)
     first = agent.run_turn("s", "Book a table at Nico's for two on Friday at 8 pm.")
-    assert first.reply_source == "model"
+    assert first.reply_source == "composed" and first.route == "confirm"
     answer = agent.run_turn("s", "What time was that again?")
     assert answer.reply_source == "composed" and "8 pm" in answer.reply
+    assert model.stream_calls == []
+    open_answer = agent.run_turn("s", "What kind of food do Italian places serve?")
+    assert open_answer.reply_source == "model" and open_answer.route == "model"
 
 
 def test_cancel_stops_the_stream_and_shorten_limits_sentences(store: Store) -> None:
-    model = FakeLanguageModel(replies=["Sure, the plants at six. I will remind you then. Anything else?"])
+    model = FakeLanguageModel(replies=["Water the plants at the base. Do it in the morning. Anything else?"])
     agent = Agent(model, store)
-    turn = agent.start_turn("s", "Remind me to water the plants at six.")
+    turn = agent.start_turn("s", "How should I water the plants?")
     turn.shorten(1)
-    assert list(turn.sentences()) == ["Sure, the plants at six."]
+    assert list(turn.sentences()) == ["Water the plants at the base."]
     turn.finish()
-    turn = agent.start_turn("s", "Remind me to water the plants at six.")
+    turn = agent.start_turn("s", "How should I water the plants?")
     it = turn.sentences()
     next(it)
     turn.cancel()
@@ -158,7 +161,8 @@ def test_turn_engine_streams_and_finishes(store: Store) -> None:
 
     try:
         outcome, output = asyncio.run(run_turn(runner, "s", "Remind me to water the plants at six.", 1))
-        assert output.texts() == ["Sure, the plants at six."] and output.texts("acknowledgement") == []
+        assert output.texts() == ["Okay, I'll remind you to water the plants at six."]
+        assert output.texts("acknowledgement") == [] and outcome.route == "confirm"
         result = outcome.result.result(timeout=10)
         assert "plants" in result.state.memory_text() and not result.interrupted
     finally:
@@ -260,13 +264,13 @@ def test_kill_during_a_turn_keeps_the_last_committed_state(tmp_path: Path) -> No
     assert result.turn == latest.turn + 1
 
 
-def test_a_model_whose_replies_keep_failing_is_only_probed(store: Store) -> None:
+def test_statements_never_run_the_model_for_a_reply(store: Store) -> None:
     model = FakeLanguageModel(replies=["{broken}"])
     agent = Agent(model, store)
     for i in range(8):
         result = agent.run_turn("s", f"Remind me to call shop {i}.")
-        assert result.reply_source == "composed"
-    assert 3 <= len(model.stream_calls) < 8
+        assert result.reply_source == "composed" and result.route == "confirm"
+    assert model.stream_calls == []
 
 
 def test_state_command_shows_history_and_rolls_back(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
@@ -312,13 +316,13 @@ def test_model_patch_is_skipped_when_the_user_already_spoke_again(store: Store) 
             gate.wait(5)
             return super().stream(messages, **kw)
 
-    model = GatedModel(replies=["Sure, at six."])
+    model = GatedModel(replies=["Water the plants in the morning."])
     runner = TurnRunner(Agent(model, store), FakeTTS())
 
     no_ladder = BudgetConfig(ladder=LadderConfig(enabled=False))  # nothing deferred by the clock here
 
     async def main() -> None:
-        first = asyncio.create_task(run_turn(runner, "s", "Remind me to water the plants at six.", 1, budgets=no_ladder))
+        first = asyncio.create_task(run_turn(runner, "s", "How should I water the plants?", 1, budgets=no_ladder))
         await wait_until(lambda: runner.model_worker.busy_session == "s")
         second = asyncio.create_task(run_turn(runner, "s", "And feed the cat.", 2, budgets=no_ladder))
         await wait_until(lambda: runner.model_worker.pending() == 1)

@@ -38,12 +38,11 @@ def test_without_a_match_or_knowledge_the_reply_is_unchanged(store: Store) -> No
     assert with_kb.run_turn("a", "What is the weather in Rome?").reply == plain.run_turn("b", "What is the weather in Rome?").reply
 
 
-def test_passages_go_to_the_reply_prompt_only(store: Store) -> None:
+def test_passages_answer_at_once_and_never_enter_the_state_or_the_model(store: Store) -> None:
     model = FakeLanguageModel(replies=["We accept coins and cards, not banknotes."])
-    agent = Agent(model, store, config=AgentConfig(model_update="after_reply", reply_mode="model"), knowledge=load_knowledge(example_path()))
+    agent = Agent(model, store, config=AgentConfig(model_update="after_reply"), knowledge=load_knowledge(example_path()))
     result = agent.run_turn("s", "Do you take banknotes?")
-    reply_prompt = model.stream_calls[0][0].content
-    assert "banknotes" in reply_prompt and "contactless" in reply_prompt
+    assert result.route == "knowledge" and result.reply_source == "composed" and "banknote" in result.reply.lower()
+    assert model.stream_calls == []  # the knowledge route never waits on the model
     assert all("contactless" not in m.content for call in model.complete_calls for m in call)  # not in the update call
-    assert result.reply == "We accept coins and cards, not banknotes."
     assert "contactless" not in result.state.to_json()

@@ -17,7 +17,7 @@ from fakes_pipeline import fake_engines
 pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 
 SUMMARY_FIELDS = {"summary", "turns", "first_byte_ms_p50", "first_byte_ms_p95", "first_answer_ms_p50",
-                  "total_turn_ms_p50", "barge_in_ms_p95", "asr", "llm", "tts"}
+                  "total_turn_ms_p50", "barge_in_ms_p95", "asr", "llm", "tts", "llm_jobs"}
 
 
 def short_script(tmp_path: Path) -> Path:

@@ -90,6 +90,7 @@ def test_eval_lines_follow_the_contract(tmp_path: Path) -> None:
     assert list(result) == [
         "scripts", "turns", "entity_retention", "correction_accuracy", "reply_leak_rate",
         "stale_reply_rate", "state_noise", "context_overflows", "json_failures", "first_answer_ms_p50", "llm",
+        "reply_mentions_rate", "routes", "llm_jobs",
     ]
     assert {"script", "turn", "user", "state", "reply", "first_answer_ms"} <= set(lines[0])
     json.dumps(lines[0], ensure_ascii=False)

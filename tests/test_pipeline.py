@@ -159,15 +159,19 @@ def test_sim_options_outside_the_board_profile_are_clear_errors() -> None:
             raise AssertionError(f"{kwargs} was accepted")
 
 
-def test_configured_remote_engines_are_used_instead_of_loading_models() -> None:
+def test_configured_remote_engines_are_used_instead_of_loading_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from sotto.engines.remote_llm import RemoteLanguageModel
     from sotto.engines.wyoming_tts import WyomingSynthesizer
 
+    monkeypatch.setenv("SOTTO_HOME", str(tmp_path))  # its capability probe finds no server: nothing is cached
     config = EngineConfig(llm_url="http://127.0.0.1:9/v1", tts_wyoming="127.0.0.1:9")
     engines = load_engines(EngineOptions(model="/nonexistent.gguf", voice="/nonexistent.onnx", engine_config=config))
     assert isinstance(engines.llm, RemoteLanguageModel) and isinstance(engines.tts, WyomingSynthesizer)
     assert engines.llm_file.startswith("remote:")
     assert engines.tts_name.startswith("wyoming:")
+    assert engines.capabilities is not None and not engines.capabilities.reachable
+    assert not engines.capabilities.does("open_answer", "en") and not engines.capabilities.does("patch")
+    assert not (tmp_path / "model_capabilities.json").exists()
 
 
 def test_demo_and_run_take_knowledge_profile_and_engine_flags() -> None:

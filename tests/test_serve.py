@@ -288,14 +288,14 @@ def test_queued_turn_acknowledges_first_and_records_degradation(tmp_path: Path) 
 
     async def body(server: SottoServer) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         async with connect(f"{server.url}/ws/first") as a, connect(f"{server.url}/ws/second") as b:
-            first = asyncio.create_task(exchange(a, {"type": "text", "text": "Book a table for two."}))
+            first = asyncio.create_task(exchange(a, {"type": "text", "text": "What should I cook tonight?"}))
             await asyncio.sleep(0.05)
             second = asyncio.create_task(exchange(b, {"type": "text", "text": "Remind me to buy milk."}))
             await asyncio.sleep(0.4)
             gate.set()
             return await first, await second
 
-    first, second = run(tmp_path, body, llm=SlowModel(replies=("Sure thing.",)), budgets=budgets)
+    first, second = run(tmp_path, body, llm=SlowModel(replies=("Cook a simple pasta tonight.",)), budgets=budgets)
     for messages in (first, second):
         assert messages[0]["type"] == "ack" and messages[0]["audio"]
         reply = messages[-1]
@@ -360,7 +360,7 @@ def test_long_model_queue_answers_from_memory_and_records_defer(tmp_path: Path) 
         await server.start()
         try:
             async with connect(f"{server.url}/ws/busy-1") as a, connect(f"{server.url}/ws/busy-2") as b:
-                first = asyncio.create_task(exchange(a, {"type": "text", "text": "Book a table for two."}))
+                first = asyncio.create_task(exchange(a, {"type": "text", "text": "What should I cook tonight?"}))
                 await asyncio.sleep(0.2)  # the model is now busy with the first turn
                 second = await exchange(b, {"type": "text", "text": "My name is Zelda.", "state": True})
                 gate.set()

@@ -58,13 +58,13 @@ def _all_items(state: SessionState) -> list[Item]:
     return task + list(state.facts) + list(state.pending_steps) + list(p.constraints) + list(p.preferences) + names
 
 
-def _question_keys(question: str) -> set[str]:
+def question_keys(question: str) -> set[str]:
     return {k for k in content_stems(question) if k not in _QUESTION_WORDS}
 
 
 def ranked(state: SessionState, question: str, kinds: tuple[str, ...] | None = None) -> list[tuple[float, int, Item]]:
     """Items that could answer the question, best first."""
-    wanted = _question_keys(question)
+    wanted = question_keys(question)
     kinds = asked_kinds(question) if kinds is None else kinds
     items = _all_items(state)
     # What else was said in the same turn tells what a value is about ("She loves chocolate
@@ -98,7 +98,7 @@ def ranked(state: SessionState, question: str, kinds: tuple[str, ...] | None = N
 
 def answers_from_memory(state: SessionState, question: str) -> bool:
     """The user's own items speak to the question (it is about what they told us)."""
-    wanted = _question_keys(question)
+    wanted = question_keys(question)
     if not wanted:
         return False
     for _, _, item in ranked(state, question)[:3]:
@@ -140,6 +140,17 @@ def _spoken_value(item: Item, lang: str) -> str:
 
 
 _FOLLOW_UP = re.compile(r"^(?:and|what about|how about|and what about)\b|呢[？?]?$", re.I)
+FOLLOW_UP_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE)
+
+
+def asks_to_recall_all(question: str, lang: str) -> bool:
+    """"Read it back", "一遍": the question asks for everything the user said."""
+    return bool((_ZH_RECALL_ALL if lang == "zh" else _EN_RECALL_ALL).search(question)) and not asked_kinds(question)
+
+
+def is_follow_up(question: str, state: SessionState) -> bool:
+    """"And on the other days?", "平时呢？": asks again for what the last question asked."""
+    return state.last_topic in FOLLOW_UP_KINDS and bool(_FOLLOW_UP.search(question.strip()))
 
 
 def _answer(state: SessionState, question: str, lang: str, max_sentences: int, previous_kind: str = "") -> list[str]:
@@ -203,11 +214,11 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
     zh = lang == "zh"
     if rules.question:
         question = " ".join(q.raw or q.text for q in rules.questions) or words
-        if (_ZH_RECALL_ALL if zh else _EN_RECALL_ALL).search(question) and not asked_kinds(question):
+        if asks_to_recall_all(question, lang):
             summary = _summary(state, lang)
             if summary:
                 return summary[:max_sentences]
-        previous = state.last_topic if state.last_topic in (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE) else ""
+        previous = state.last_topic if state.last_topic in FOLLOW_UP_KINDS else ""
         # "Which shoulder is it, and who's my physio?" / "几点，哪个医生？": each part answered.
         parts = [p for p in re.split(r",\s*and\s+|\?\s*and\s+|；|，(?=[^，]*(?:几|哪|谁|多少|什么))", question) if p.strip()]
         answers: list[str] = []

@@ -26,7 +26,8 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from datetime import datetime
+from typing import Callable, Mapping, Sequence
 
 from sotto.backfill.corrector import Correction, EntityCorrector
 from sotto.backfill.entities import entities_from_state
@@ -37,7 +38,10 @@ from sotto.agent.actions import DEFAULT_OUTPUTS, RequestedAction, extract_action
 from sotto.memory.diff import diff_states
 from sotto.memory.items import KIND_NOTE, Item
 from sotto.memory.monologue import Monologue
-from sotto.agent.reply import ReplyWriter
+from sotto.agent.capability import OPEN_ANSWER, PATCH, ModelCapabilities, new_prompt_tokens, unprobed
+from sotto.agent.reference import retrieve
+from sotto.agent.reply import OPEN_ANSWER_DEADLINE_MS, ReplyWriter
+from sotto.agent.router import Route, route_turn
 from sotto.agent.turn import Turn, TurnResult
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.store import Store
@@ -51,10 +55,12 @@ MAX_WORDS_CHARS = 600
 @dataclass(frozen=True)
 class AgentConfig:
     model_update: str = "after_reply"  # "after_reply" | "before_reply" | "off"
-    reply_mode: str = "auto"  # "auto" (model, checked, else composed) | "model" | "composed"
+    # "auto": each turn routed (sotto.agent.router), the model answers open questions only
+    # when it passed the open-answer probe; "composed": the model never writes a reply.
+    reply_mode: str = "auto"
     first_answer_budget_ms: float = 1500.0
-    # The model's first reply sentence must be ready by then, else the composed one is spoken.
-    first_sentence_deadline_ms: float | None = 900.0
+    # An open answer's first checked sentence must be ready by then, else "I don't know that one."
+    open_answer_deadline_ms: float | None = OPEN_ANSWER_DEADLINE_MS
     # Board output names -> GPIO index for "turn on the light" / 开灯.
     outputs: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_OUTPUTS))
     # Long-term profile of sessions opened without an explicit one (e.g. "board:kiosk-1");
@@ -73,20 +79,27 @@ class Agent:
         *,
         config: AgentConfig | None = None,
         knowledge: KnowledgeBase | None = None,
+        capabilities: ModelCapabilities | None = None,
+        now: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         """`knowledge`: system knowledge (`sotto.knowledge.load_configured_knowledge(flag)`),
-        given to the reply only, never written into the state."""
+        given to the reply only, never written into the state. `capabilities`: the jobs the
+        model passed in its start-up probe (`sotto.agent.capability.capabilities_for`); the
+        model is given only those (None: every job, unprobed - tests and explicit callers).
+        `now`: the host clock the time and date answers come from."""
         self.model = model
         self.knowledge = knowledge
         self.store = store
         self.config = config or AgentConfig()
-        self.monologue = Monologue(model if self.config.model_update != "off" else None)
-        self.writer = ReplyWriter(
-            model,
-            mode=self.config.reply_mode,
-            first_sentence_deadline_ms=self.config.first_sentence_deadline_ms,
-            knowledge=knowledge,
-        )
+        if self.config.reply_mode not in ("auto", "composed"):
+            raise ValueError(f"unknown reply mode {self.config.reply_mode!r}")
+        self.capabilities = capabilities or (unprobed(model) if model is not None else None)
+        caps = self.capabilities
+        # A model that failed the patch probe is never called for patches: the rules' update stands.
+        patches = model is not None and caps is not None and caps.does(PATCH) and self.config.model_update != "off"
+        self.monologue = Monologue(model if patches else None)
+        answers = model is not None and self.config.reply_mode == "auto"
+        self.writer = ReplyWriter(model if answers else None, open_answer_deadline_ms=self.config.open_answer_deadline_ms, now=now)
         # llama.cpp is not thread-safe and one session's turns must not interleave.
         self._model_lock = threading.Lock()  # released by whichever thread finishes the turn
         # One corrector per session, rebuilt when the state's entity set changes.
@@ -104,6 +117,21 @@ class Agent:
             cached = (known, EntityCorrector(known, "auto"))
             self._correctors[session_id] = cached
         return cached[1].correct(words)
+
+    def model_answers(self, lang: str) -> bool:
+        """Open questions in `lang` go to the model (it passed the open-answer probe)."""
+        caps = self.capabilities
+        return self.writer.model is not None and caps is not None and caps.does(OPEN_ANSWER, lang)
+
+    def predicted_first_sentence_ms(self, route: Route, words: str, lang: str) -> float | None:
+        """From the final words to the first answer sentence (text), before speech: 0 for a
+        composed route; for the model, from its measured speed and the prompt size (None:
+        its speed was never measured)."""
+        if route.composed:
+            return 0.0
+        if self.model is None or self.capabilities is None:
+            return None
+        return self.capabilities.predict_first_sentence_ms(new_prompt_tokens(self.model, words, lang))
 
     @property
     def llm_name(self) -> str:
@@ -238,13 +266,17 @@ class Agent:
                 if known is not rules.state:
                     rules.changes = rules.changes + diff_states(rules.state, known)
                     rules.state = known
+            reference = retrieve(self.knowledge, memory_words)
+            route = route_turn(memory_words, rules.rules, rules.state, has_actions=bool(actions), reference=reference,
+                               model_does=self.model_answers)
             rules_ms = (time.perf_counter() - started) * 1000
             state = rules.state
             if rules.changes:
                 state.touch()
                 self.store.commit(state, turn=number, source="rules", changes=rules.changes)
             t = Turn(
-                self, session_id, number, memory_words, before, rules, rules_ms, actions=actions, prior=prior, heard=words
+                self, session_id, number, memory_words, before, rules, rules_ms, actions=actions, prior=prior, heard=words,
+                route=route, reference=reference,
             )
             t.asr_text, t.backfill = heard, corrections
             if self.config.model_update == "before_reply":

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from sotto.agent.capability import ModelCapabilities
 from sotto.errors import InputRefused
 from sotto.ids import SessionId
 from sotto.memory.store import Store
@@ -37,6 +38,9 @@ class Stats:
     completion_tokens: int = 0
     reply_tokens: int = 0
     unreadable_lines: int = 0
+    routes: dict[str, int] = field(default_factory=dict)  # which route answered the agent turns
+    route_reasons: dict[str, int] = field(default_factory=dict)  # "route: reason" -> turns
+    model_jobs: dict[str, dict[str, str]] = field(default_factory=dict)  # model -> job -> verdict (start-up probe)
 
     def add_voice_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -65,6 +69,11 @@ class Stats:
             self.prompt_tokens += int(event.get("update_prompt_tokens", 0) or 0)
             self.completion_tokens += int(event.get("update_completion_tokens", 0) or 0)
             self.reply_tokens += int(event.get("reply_tokens", 0) or 0)
+            route = event.get("route")
+            if route:
+                self.routes[str(route)] = self.routes.get(str(route), 0) + 1
+                why = f"{route}: {event.get('route_reason', '')}"
+                self.route_reasons[why] = self.route_reasons.get(why, 0) + 1
         elif kind == "state_update_skipped":
             self.state_updates_skipped += 1
 
@@ -95,6 +104,9 @@ class Stats:
                 "update_completion_tokens": self.completion_tokens,
                 "reply_tokens": self.reply_tokens,
                 "unreadable_lines": self.unreadable_lines,
+                "routes": dict(sorted(self.routes.items())),
+                "route_reasons": dict(sorted(self.route_reasons.items())),
+                "model_jobs": self.model_jobs,
             }
         )
         return out
@@ -110,8 +122,12 @@ def trace_files(folder: Path, session: str | None = None) -> list[Path]:
     return sorted(folder.glob("*.jsonl"))
 
 
-def collect(folder: Path, store: Store | None, *, session: str | None = None) -> Stats:
+def collect(folder: Path, store: Store | None, *, session: str | None = None,
+            capabilities: Iterable[ModelCapabilities] = ()) -> Stats:
+    """`capabilities`: the models' start-up probe verdicts (`CapabilityCache().all()`)."""
     stats = Stats()
+    for caps in capabilities:
+        stats.model_jobs[caps.model] = caps.summary()
     for path in trace_files(folder, session):
         for line in _lines(path):
             try:

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
 from sotto.agent.actions import RequestedAction
+from sotto.agent.reference import Reference
 from sotto.agent.reply import ReplyReport, ReplySentenceOut
+from sotto.agent.router import CONFIRM, Route
 from sotto.backfill.corrector import Correction
 from sotto.memory.diff import Change
 from sotto.memory.monologue import ModelUpdate, RulesUpdate
@@ -37,6 +39,8 @@ class TurnResult:
     actions: list[RequestedAction] = field(default_factory=list)
     prior_side_effects: list[str] = field(default_factory=list)
     corrections: list[Correction] = field(default_factory=list)  # ASR entity backfill
+    route: str = ""  # which route answered (sotto.agent.router) and why
+    route_reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -56,6 +60,8 @@ class TurnResult:
             "actions": [{"name": a.name, "value": a.value, "description": a.description} for a in self.actions],
             "prior_side_effects": list(self.prior_side_effects),
             "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.corrections],
+            "route": self.route,
+            "route_reason": self.route_reason,
         }
 
 
@@ -87,7 +93,11 @@ class Turn:
         actions: list[RequestedAction] | None = None,
         prior: list[str] | None = None,
         heard: str | None = None,
+        route: Route | None = None,
+        reference: Reference | None = None,
     ) -> None:
+        self.route = route or Route(CONFIRM, "not routed")
+        self.reference = reference
         self.heard = words if heard is None else heard  # everything the user said (after backfill)
         self.asr_text = self.heard  # the transcript as recognised
         self.backfill: list[Correction] = []
@@ -119,6 +129,18 @@ class Turn:
     def cancelled(self) -> bool:
         return self._cancel.is_set()
 
+    @property
+    def predicted_first_sentence_ms(self) -> float | None:
+        """The route's predicted time to the first answer sentence (0: composed, at once; None: unknown)."""
+        return self.agent.predicted_first_sentence_ms(self.route, self.words, self.rules.rules.lang)
+
+    @property
+    def deep_work(self) -> str:
+        """What deferring this turn's deep work would put off ("" when nothing would)."""
+        if self.agent.monologue.model is None or not self.words or self.agent.config.model_update != "after_reply":
+            return ""
+        return "the model's check of my notes"
+
     # -- the reply
 
     def sentences(self) -> Iterator[str]:
@@ -135,6 +157,8 @@ class Turn:
             self.words,
             self.rules.rules,
             self.report,
+            route=self.route,
+            reference=self.reference,
             max_sentences=lambda: self._max_sentences,
             cancelled=self._cancel,
         )
@@ -201,6 +225,8 @@ class Turn:
                 actions=list(self.actions),
                 prior_side_effects=list(self.prior_side_effects),
                 corrections=list(self.backfill),
+                route=self.route.name,
+                route_reason=self.route.reason,
             )
             self.agent.store.append_trace(self.session_id, self._trace_record(result, update, failures, overflows))
             every = self.agent.config.promote_every_turns
@@ -220,6 +246,8 @@ class Turn:
             "user": self.heard,
             "reply": result.reply,
             "reply_source": result.reply_source,
+            "route": self.route.name,
+            "route_reason": self.route.reason,
             "reply_rejected": self.report.rejected,
             "changes": [c.to_dict() for c in changes],
             "json_failures": failures,

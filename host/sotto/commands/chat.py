@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="GGUF", help="a GGUF model (default: the embedded SmolLM2-135M)")
     parser.add_argument("--n-ctx", type=int, default=2048, help="model context window in tokens")
     parser.add_argument("--update", choices=("after_reply", "before_reply", "off"), default="after_reply")
-    parser.add_argument("--reply", choices=("auto", "model", "composed"), default="auto")
+    parser.add_argument("--reply", choices=("auto", "composed"), default="auto",
+                        help="auto: routed, the model answers open questions when it passed its probe; composed: never the model")
     parser.add_argument("--knowledge", metavar="FILE", help="system knowledge file for the reply (default: $SOTTO_KNOWLEDGE)")
     parser.add_argument("--user", metavar="NAME", help="the user's long-term profile (default: learned when they say their name)")
 

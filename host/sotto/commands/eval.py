@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, TextIO
 
 from sotto.metrics import percentile
 from sotto.engines.base import SpeechSynthesizer
+from sotto.agent.reply import OPEN_ANSWER_DEADLINE_MS
 from sotto.engines.transcribe import Recognised
 from sotto.memory.evaluation import Script, ScriptScorer, load_script, ratio
 
@@ -43,10 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--update", choices=("after_reply", "before_reply", "off"), default="after_reply",
         help="when the model's state patch runs (default: after the reply starts, see sotto.agent)",
     )
-    parser.add_argument("--reply", choices=("auto", "model", "composed"), default="auto", help="reply writer mode")
+    parser.add_argument("--reply", choices=("auto", "composed"), default="auto",
+                        help="auto: each turn routed, the model answers open questions when it passed its probe; composed: never the model")
     parser.add_argument(
-        "--deadline-ms", type=float, default=900.0,
-        help="the model's first reply sentence must be ready by then, else the composed reply is used (0: no deadline)",
+        "--deadline-ms", type=float, default=OPEN_ANSWER_DEADLINE_MS,
+        help="an open answer's first checked sentence must be ready by then, else \"I don't know that one.\" (0: no deadline)",
     )
     parser.add_argument("--knowledge", metavar="FILE", help="system knowledge file for the reply (default: $SOTTO_KNOWLEDGE)")
     parser.add_argument("--no-tts", action="store_true", help="skip speech synthesis (first_answer_ms then excludes it)")
@@ -79,6 +81,7 @@ class EvalTotals:
     states: int = 0
     noisy_states: int = 0
     misses: list[str] = field(default_factory=list)
+    routes: dict[str, int] = field(default_factory=dict)  # which route answered, per turn
     # --speech: word errors and reference words, overall and per script
     word_errors: int = 0
     reference_words: int = 0
@@ -163,6 +166,7 @@ def run_scripts(
             scorer.observe(number, result.state, result.reply)
             totals.corrections += len(result.corrections)
             totals.turns += 1
+            totals.routes[result.route] = totals.routes.get(result.route, 0) + 1
             totals.json_failures += result.json_failures
             totals.context_overflows += result.context_overflows
             if first_answer is not None:
@@ -182,7 +186,9 @@ def run_scripts(
                     "state": result.state.public_dict(),
                     "reply": result.reply,
                     "first_answer_ms": None if first_answer is None else round(first_answer, 1),
+                    "route": result.route,
                     "_detail": {
+                        "route_reason": result.route_reason,
                         "reply_source": result.reply_source,
                         "first_sentence_ms": result.first_sentence_ms,
                         "model_update_ms": round(result.model_update_ms, 1),
@@ -216,8 +222,10 @@ def _synthesize_first(synthesizer: SpeechSynthesizer, sentence: str, synth_sente
     next(chunks, None)  # the first sentence's audio is ready: that is the moment measured
 
 
-def summary(totals: EvalTotals, scripts: int, llm: str, *, asr: str | None = None) -> dict[str, Any]:
-    """The DESIGN.md summary; with `asr` (a --speech run), plus wer, wer_per_script and asr."""
+def summary(totals: EvalTotals, scripts: int, llm: str, *, asr: str | None = None,
+            llm_jobs: dict[str, str] | None = None) -> dict[str, Any]:
+    """The DESIGN.md summary, plus reply_mentions_rate, routes and the model's jobs; with
+    `asr` (a --speech run), plus wer, wer_per_script and asr."""
     result: dict[str, Any] = {
         "scripts": scripts,
         "turns": totals.turns,
@@ -230,6 +238,9 @@ def summary(totals: EvalTotals, scripts: int, llm: str, *, asr: str | None = Non
         "json_failures": totals.json_failures,
         "first_answer_ms_p50": percentile(totals.first_answer_ms, 50),
         "llm": llm,
+        "reply_mentions_rate": ratio(totals.mentions_ok, totals.mention_checks),
+        "routes": dict(sorted(totals.routes.items())),
+        "llm_jobs": llm_jobs or {},
     }
     if asr is not None:
         result["wer"] = ratio(totals.word_errors, totals.reference_words)
@@ -253,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
     tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="sotto-eval-")
     store = Store(Path(tmp.name) / "eval.db") if tmp else Store()
     config = AgentConfig(model_update=args.update, reply_mode=args.reply,
-                         first_sentence_deadline_ms=args.deadline_ms or None, entity_backfill=not args.no_backfill)
+                         open_answer_deadline_ms=args.deadline_ms or None, entity_backfill=not args.no_backfill)
     agent = Runtime(engines, store, RuntimeOptions(knowledge=knowledge, agent=config)).agent
     speech = _speech_input(args, synthesizer, scripts) if args.speech else None
     out: TextIO = sys.stdout
@@ -275,7 +286,9 @@ def run(args: argparse.Namespace) -> int:
         store.close()
         if tmp:
             tmp.cleanup()
-    result = summary(totals, len(scripts), model.name, asr=", ".join(speech.labels) if speech is not None else None)
+    jobs = engines.capabilities.summary() if engines.capabilities is not None else None
+    result = summary(totals, len(scripts), model.name, asr=", ".join(speech.labels) if speech is not None else None,
+                     llm_jobs=jobs)
     if args.verbose or not args.json:
         p50 = lambda xs: percentile(xs, 50)  # noqa: E731
         print(

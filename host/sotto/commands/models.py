@@ -96,8 +96,28 @@ def collect(*, measure: bool, force: bool, llm: str | None = None, voice: str | 
             model_warnings = budget_warnings(model, report, default_tts)
             row["warnings"] = model_warnings
             warnings.extend(model_warnings)
+        if model.kind == "llm":
+            row["jobs"] = _jobs(model, probe=measure and row["default"], force=force)
         rows.append(row)
     return rows, warnings
+
+
+def _jobs(model: ResolvedModel, *, probe: bool, force: bool) -> dict[str, str] | None:
+    """Which jobs the model passed in its capability probe, and why (None: never probed;
+    the configured model is probed here when measuring)."""
+    from sotto.agent.capability import CapabilityCache, capabilities_for
+    from sotto.engines import llm
+
+    cache = CapabilityCache()
+    cached = cache.get(llm.file_identity(model.path))
+    if cached is not None and not force:
+        return cached.summary()
+    if not probe:
+        return None
+    try:
+        return capabilities_for(llm.load(model.path), cache, force=force).summary()
+    except Exception as exc:  # a model that cannot be probed is listed with the reason
+        return {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def _fetchable() -> list[str]:
@@ -142,6 +162,9 @@ def _list(args: argparse.Namespace) -> int:
         )
     console.print(table)
     console.print("* = used by default; `--json` shows the paths.  Speeds are measured once per file and cached (--measure to redo).")
+    for row in rows:
+        if row.get("jobs"):
+            console.print(f"jobs {row['name']} does (start-up probe): " + "; ".join(f"{k} {v}" for k, v in row["jobs"].items()))
     console.print("speech recognition: " + (", ".join(f"{lang} -> {label}" for lang, label in asr.items()) or "none installed"))
     for warning in warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")

@@ -23,8 +23,10 @@ def run(args: argparse.Namespace) -> int:
     session = SessionId(args.session) if args.session else None
     store = Store()
     try:
+        from sotto.agent.capability import CapabilityCache
+
         apply_retention(store)
-        summary = collect(paths.traces_dir(), store, session=session).summary()
+        summary = collect(paths.traces_dir(), store, session=session, capabilities=CapabilityCache().all()).summary()
     finally:
         store.close()
     if args.json:
@@ -40,6 +42,14 @@ def run(args: argparse.Namespace) -> int:
           f"skipped {summary['state_updates_skipped']}")
     print(f"  tokens: update prompt {summary['update_prompt_tokens']}, update completion "
           f"{summary['update_completion_tokens']}, reply {summary['reply_tokens']}")
+    if summary["routes"]:
+        print("  routes: " + ", ".join(f"{name} {count}" for name, count in summary["routes"].items()))
+        for why, count in summary["route_reasons"].items():
+            print(f"    {count:>4}  {why}")
+    for model, jobs in summary["model_jobs"].items():
+        print(f"  model {model} (start-up probe):")
+        for job, verdict in jobs.items():
+            print(f"    {job:<16} {verdict}")
     if summary["unreadable_lines"]:
         print(f"  ({summary['unreadable_lines']} unreadable trace lines skipped)")
     return 0

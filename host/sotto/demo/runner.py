@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from sotto.knowledge.base import KnowledgeBase
 
 DEMO_FIELDS = ("turn", "user", "final_transcript", "reply", "state", "first_byte_ms", "first_answer_ms",
-               "total_turn_ms", "barge_in_ms", "interrupted", "degraded", "degrade_actions")
+               "total_turn_ms", "barge_in_ms", "interrupted", "degraded", "degrade_actions", "route", "route_reason")
 
 
 DEMO_SPEAKER_BUFFER = 262144
@@ -135,7 +135,8 @@ def speaker_format_mask(name: str) -> int:
     return masks[name]
 
 
-def summarize(turns: list[dict[str, Any]], *, asr: str, llm: str, tts: str) -> dict[str, Any]:
+def summarize(turns: list[dict[str, Any]], *, asr: str, llm: str, tts: str,
+              llm_jobs: dict[str, str] | None = None) -> dict[str, Any]:
     def values(key: str) -> list[float]:
         return [float(t[key]) for t in turns if t.get(key) is not None]
 
@@ -150,6 +151,7 @@ def summarize(turns: list[dict[str, Any]], *, asr: str, llm: str, tts: str) -> d
         "asr": asr,
         "llm": llm,
         "tts": tts,
+        "llm_jobs": llm_jobs or {},  # which jobs the model passed in its start-up probe, and why
     }
 
 
@@ -314,7 +316,8 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         details["peak_rss_mb"] = round(peak_rss_mb(), 1)
         details["barge_ins"] = usage.barge_ins
         details["board"] = {k: v for k, v in board.stats.items() if isinstance(v, (int, float))}
-        summary = summarize(turn_lines, asr=asr_label, llm=engines.llm_file, tts=engines.tts_name)
+        summary = summarize(turn_lines, asr=asr_label, llm=engines.llm_file, tts=engines.tts_name,
+                            llm_jobs=engines.capabilities.summary() if engines.capabilities is not None else None)
         if options.runtime != "cpython":
             summary["runtime"] = f"{options.runtime} ({options.board}, heap {board.heap_bytes} bytes)"
         # What the board says its loop cost, after its first second (MicroPython only).

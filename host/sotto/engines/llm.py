@@ -37,9 +37,11 @@ class CallTiming:
 class LlamaEngine:
     """One llama.cpp model. Not thread-safe: one call at a time (the agent serialises them)."""
 
-    def __init__(self, llama: Any, *, name: str, n_ctx: int) -> None:
+    def __init__(self, llama: Any, *, name: str, n_ctx: int, identity: str = "") -> None:
         self._llama = llama
         self.name = name
+        # What measurements of this model are cached by (capability probe): the file itself.
+        self.identity = identity or name
         self.n_ctx = n_ctx
         self.last_call = CallTiming()
         self._grammars: dict[str, Any] = {}
@@ -189,7 +191,13 @@ def load(path: str | Path | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: 
             )
     except Exception as exc:  # llama.cpp reports load failures as plain exceptions
         raise ModelLoadFailed(f"llama.cpp could not load {model_path}: {exc}") from exc
-    return LlamaEngine(llama, name=model_path.stem, n_ctx=n_ctx)
+    return LlamaEngine(llama, name=model_path.stem, n_ctx=n_ctx, identity=file_identity(model_path))
+
+
+def file_identity(path: Path) -> str:
+    """A model file as measurements of it are cached: its path, size and modification time."""
+    stat = path.stat()
+    return f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
 
 
 _PARAMS_LOCK = threading.Lock()

@@ -113,6 +113,13 @@ _EN_REQUEST = re.compile(
     r"|^(?:how about|what about)\b",
     re.I,
 )
+# A request to tell or explain something asks for information (a question), not for a note.
+_EN_ASK_TO_TELL = re.compile(
+    r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
+    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b"
+    r"|give me (?:some |a few |any |your |a )?(?:tips|ideas|advice|suggestions?|fun facts?|facts?|jokes?)\b)",
+    re.I,
+)
 _EN_WH = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b", re.I)
 _EN_PROPOSED_VALUE = re.compile(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon)\b", re.I)
 _EN_RECALL = re.compile(r"\b(?:again|back to me|repeat|did i|was it|what was|remind me what|what's my|what is my|what are my|read back|read me)\b", re.I)
@@ -146,6 +153,7 @@ _ZH_NEGATED_AFTER = re.compile(r"^(?:太晚|太早|太赶|有点赶|有点晚|�
 _ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
+_ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
 
 
 @dataclass
@@ -260,6 +268,8 @@ def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 
 def _en_is_question(sentence: str) -> bool:
     s = L.strip_en_discourse(sentence)
+    if _EN_ASK_TO_TELL.match(s):
+        return True
     clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*", s)]
     if any(_EN_REQUEST.match(c) for c in clauses) and not _EN_RECALL.search(s):
         return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
@@ -494,6 +504,8 @@ def _en_copula_key(text: str, value: Value) -> str:
 
 def _zh_is_question(sentence: str) -> bool:
     s = L.strip_zh_discourse(sentence)
+    if _ZH_ASK_TO_TELL.match(s):
+        return True
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
         return False
     # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.

@@ -12,12 +12,15 @@ from __future__ import annotations
 import concurrent.futures
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import sotto  # noqa: F401  (offline environment before any engine import)
 from sotto.engines.base import LanguageModel, Recognizer, SpeechSynthesizer
 from sotto.engines.config import EngineConfig, RecognizerFactory
 from sotto.errors import ConfigError, ModelNotFound
+
+if TYPE_CHECKING:
+    from sotto.agent.capability import ModelCapabilities
 
 REPLAY_ENDPOINT_MS = 650.0
 
@@ -45,6 +48,8 @@ class LoadedEngines:
     tts_name: str  # e.g. en_US-joe-medium
     load_ms: dict[str, float] = field(default_factory=dict)
     engine_config: EngineConfig = field(default_factory=EngineConfig)
+    # The jobs the model passed in its capability probe (cached per model file; None: not probed).
+    capabilities: "ModelCapabilities | None" = None
 
     @property
     def recognizers(self) -> RecognizerFactory:
@@ -88,17 +93,39 @@ def _load_tts(options: EngineOptions) -> tuple[SpeechSynthesizer, str, float]:
     return voice, voice.name, (time.perf_counter() - started) * 1000.0
 
 
+def _load_llm_gated(options: EngineOptions) -> tuple[LanguageModel, str, float, "ModelCapabilities", float]:
+    """The model and the jobs it passed (the probe runs once per model file, then it is cached)."""
+    from sotto.agent.capability import capabilities_for
+
+    model, name, load_ms = _load_llm(options)
+    started = time.perf_counter()
+    capabilities = capabilities_for(model)
+    return model, name, load_ms, capabilities, (time.perf_counter() - started) * 1000.0
+
+
+def _warm_backfill_lexicon() -> None:
+    """The ASR backfill's word lexicon (jieba's dictionary: ~1 s) loads here, not inside the
+    first turn whose state holds a name (it sat on that turn's first answer)."""
+    from sotto.backfill.lexicon import default_lexicon
+
+    default_lexicon()
+
+
 def load_engines(options: EngineOptions, *, voice: bool = True) -> LoadedEngines:
     """Load the language model and (unless `voice` is False) the voice side by side
     (start-up is on the 5 s budget); a remote engine configured in `options.engine_config`
-    is used instead of loading one."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="sotto-load") as pool:
-        llm_future = pool.submit(_load_llm, options)
+    is used instead of loading one. The model's capability probe runs the first time a
+    model file (or server) is seen (sotto.agent.capability)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="sotto-load") as pool:
+        llm_future = pool.submit(_load_llm_gated, options)
         tts_future = pool.submit(_load_tts, options) if voice else None
-        model, llm_file, llm_ms = llm_future.result()
+        lexicon_future = pool.submit(_warm_backfill_lexicon)
+        model, llm_file, llm_ms, capabilities, probe_ms = llm_future.result()
         tts, tts_name, tts_ms = tts_future.result() if tts_future is not None else (None, "none", 0.0)
-    return LoadedEngines(model, tts, llm_file, tts_name, {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1)},
-                         engine_config=options.engine_config)
+        lexicon_future.result()
+    load_ms = {"llm": round(llm_ms, 1), "tts": round(tts_ms, 1), "capability_probe": round(probe_ms, 1)}
+    return LoadedEngines(model, tts, llm_file, tts_name, load_ms, engine_config=options.engine_config,
+                         capabilities=capabilities)
 
 
 def make_recognizer(

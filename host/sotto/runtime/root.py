@@ -57,7 +57,8 @@ class Runtime:
         self.store = store
         self.options = options or RuntimeOptions()
         self.clock = clock
-        self.agent = Agent(engines.llm, store, config=self.options.agent, knowledge=self.options.knowledge)
+        self.agent = Agent(engines.llm, store, config=self.options.agent, knowledge=self.options.knowledge,
+                           capabilities=engines.capabilities)
         self._runner: TurnRunner | None = None
         self._sessions: list[SessionId] = []
 

@@ -375,6 +375,9 @@ class VoiceSession:
         reply.finished = True
         record = reply.record
         record.stop_reason = stop_reason
+        outcome = reply.outcome
+        record.route, record.route_reason = outcome.route, outcome.route_reason
+        record.predicted_first_answer_ms = outcome.predicted_first_answer_ms
         if stop_reason in (COMPLETED, DEFERRED):
             record.reply = reply.outcome.reply
             self.conversation.commit_reply(record.reply)

@@ -2,7 +2,11 @@
 
 While the first answer sentence is not under way, the ladder's steps fire in order at
 their times after the final words: acknowledge (a cached phrase), shorten (one sentence),
-defer (skip the deep work and say so). A prediction of the time to the first answer
+defer (skip the deep work and say so). Once the agent has routed the turn, its
+prediction of the first answer replaces the timers' guess (`on_prediction`): an answer
+predicted within the first-byte budget gets no acknowledgement at all, one predicted later
+gets it at once, and a composed answer never gets one (it is under way already); and the deferral is dropped when
+there is no deep work to defer. A prediction of the time to the first answer
 (`FirstAnswerPredictor`, injected into the turn engine) lets the ladder act before the
 timers: when the model could not even start before the acknowledgement is due, the turn
 is answered from the working memory at once and the deep work deferred.
@@ -11,11 +15,12 @@ is answered from the working memory at once and the deep work deferred.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Union
 
 from sotto.clock import Clock
 from sotto.errors import SottoError
-from sotto.voice.budgets import FIRST_ANSWER, TOTAL_TURN, BudgetConfig
+from sotto.voice.budgets import FIRST_ANSWER, FIRST_BYTE, TOTAL_TURN, BudgetConfig
 from sotto.voice.phrases import PhraseCache
 from sotto.voice.reply_types import ACKNOWLEDGEMENT, ANSWER, DEFERRAL, ReplyControl, ReplyOutcome, ReplyOutput, Segment
 from sotto.voice.usage import COMPLETED, DEFERRED, FAILED
@@ -26,7 +31,16 @@ DEFER = "defer"
 FALLBACK_REPLY = "fallback_reply"  # the LLM failed; the reply was composed from the working memory
 TEXT_ONLY = "text_only"  # TTS failed; the sentence went out without audio
 
-SegmentItem = Union[Segment, BaseException, None]  # None: the reply is complete
+@dataclass(frozen=True)
+class Prediction:
+    """For the player: the first answer's predicted time (ms after the final words)."""
+
+    first_answer_ms: float
+    deep_work: str
+    composed: bool  # answered by code at once: never a filler before it
+
+
+SegmentItem = Union[Segment, Prediction, BaseException, None]  # None: the reply is complete
 DegradeListener = Callable[[str, dict[str, Any]], None]
 
 
@@ -54,6 +68,18 @@ class DegradationLadder:
         due: answer from the working memory now (the model's deep work is deferred)."""
         predicted = self.predicted_first_answer_ms
         return self.enabled and predicted is not None and predicted > self.config.ack_after_ms
+
+    def on_prediction(self, first_answer_ms: float, *, deep_work: str = "", composed: bool = False) -> None:
+        """The agent's prediction (ms after the final words) replaces the timers' guess. A
+        composed answer is under way already: a filler would only delay it."""
+        self.predicted_first_answer_ms = first_answer_ms
+        acknowledge = any(action == ACKNOWLEDGE for _, action in self._steps)
+        steps = [(at, action) for at, action in self._steps if action != ACKNOWLEDGE]
+        if not deep_work:
+            steps = [(at, action) for at, action in steps if action != DEFER]  # nothing to defer: say nothing of it
+        if acknowledge and not composed and first_answer_ms > self.budgets.budgets[FIRST_BYTE].target_ms:
+            steps.insert(0, (0.0, ACKNOWLEDGE))  # due now: its audio is cached
+        self._steps = steps
 
     def next_step(self) -> tuple[float, str] | None:
         """(ms after the final words, action) of the next step, while the answer is not under way."""
@@ -130,6 +156,10 @@ class LadderPlayer:
                 continue
             if item is None:
                 return DEFERRED if deferred and not answer_started else COMPLETED
+            if isinstance(item, Prediction):
+                if not answer_started:
+                    self.ladder.on_prediction(item.first_answer_ms, deep_work=item.deep_work, composed=item.composed)
+                continue
             if isinstance(item, BaseException):
                 self.outcome.errors.append(_describe(item))
                 return FAILED

@@ -9,8 +9,9 @@ from sotto.audio.resample import resample_pcm16
 from sotto.engines.base import SpeechSynthesizer
 
 DEFAULT_ACKS = ("One moment.", "Let me think.", "Okay, let me see.")
-# Deep work (the model's memory refinement, a long answer) is deferred; the short answer follows.
-DEFAULT_DEFERRAL = "The short version for now."
+# Said only when deep work is actually deferred (the model's check of the notes, see
+# sotto.agent.Turn.deep_work), and it says what; the answer follows.
+DEFAULT_DEFERRAL = "I'll check my notes on that later."
 
 
 def synthesize_pcm(tts: SpeechSynthesizer, text: str, rate: int) -> bytes:

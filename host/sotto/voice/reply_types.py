@@ -95,6 +95,9 @@ class ReplyOutcome:
     reply_source: str = ""
     queued_ms: float | None = None  # final words -> the agent's turn started on the worker
     patch_skipped: bool = False  # the model's state patch was deferred or skipped
+    route: str = ""  # which route answered (sotto.agent.router) and why
+    route_reason: str = ""
+    predicted_first_answer_ms: float | None = None  # what the ladder acted on
     # The agent's committed outcome (state after the model's patch), set when the job ends.
     result: "concurrent.futures.Future[TurnResult]" = field(default_factory=concurrent.futures.Future)
 

@@ -32,14 +32,15 @@ from sotto.memory.state import SessionState
 from sotto.voice.budgets import BudgetConfig
 from sotto.voice.ladder import (
     DEFER,
-    FALLBACK_REPLY,
-    SHORTEN,
-    TEXT_ONLY,
     DegradationLadder,
     DegradeListener,
+    FALLBACK_REPLY,
     FirstAnswerPredictor,
     LadderPlayer,
+    Prediction,
+    SHORTEN,
     SegmentItem,
+    TEXT_ONLY,
 )
 from sotto.voice.phrases import DEFAULT_ACKS, DEFAULT_DEFERRAL, Phrase, PhraseCache, synthesize_pcm
 from sotto.voice.reply_types import ReplyControl, ReplyOutcome, ReplyOutput, Segment, TurnRequest
@@ -65,6 +66,16 @@ class _Started:
 
 
 @dataclass(frozen=True)
+class _Routed:
+    """The agent routed the turn: who answers, and its predicted time to the first sentence."""
+
+    route: str
+    reason: str
+    first_sentence_ms: float | None  # from now to the first answer sentence's text (0: composed; None: unknown)
+    deep_work: str  # what deferring would put off ("": nothing)
+
+
+@dataclass(frozen=True)
 class _Ended:
     turn: int
     source: str
@@ -74,7 +85,9 @@ class _Ended:
 
 SPEECH_WAIT_S = 60.0  # bound on the model patch's wait for the reply's speech (a session that died)
 
-_WorkerItem = Union[_Started, _Ended, RequestedAction, str, BaseException]
+_WorkerItem = Union[_Started, _Routed, _Ended, RequestedAction, str, BaseException]
+# Speech synthesis of a first sentence, until the runner has timed its own (ms).
+INITIAL_TTS_ESTIMATE_MS = 300.0
 
 
 class TurnRunner:
@@ -104,6 +117,7 @@ class TurnRunner:
         self.predictor = predictor
         self._phrases: dict[int, PhraseCache] = {}
         self._phrases_lock = asyncio.Lock()
+        self.tts_estimate_ms = INITIAL_TTS_ESTIMATE_MS  # a first answer sentence's synthesis, measured as we go
         self._last_model_job: dict[str, concurrent.futures.Future[Any]] = {}
         self._turns_waiting = 0  # turns queued for the model that have not started (any session)
         self._waiting_lock = threading.Lock()
@@ -130,7 +144,11 @@ class TurnRunner:
     # ------------------------------------------------------------------ speech
 
     async def synthesize(self, session_id: str, text: str, rate: int) -> bytes:
-        return await asyncio.wrap_future(self.tts_worker.submit(session_id, lambda: synthesize_pcm(self.tts, text, rate)))
+        started = self.clock.now()
+        pcm = await asyncio.wrap_future(self.tts_worker.submit(session_id, lambda: synthesize_pcm(self.tts, text, rate)))
+        # Running estimate (recent sentences weigh more) for the first-answer prediction.
+        self.tts_estimate_ms = 0.7 * self.tts_estimate_ms + 0.3 * (self.clock.now() - started) * 1000.0
+        return pcm
 
     async def phrases(self, rate: int) -> PhraseCache:
         """The acknowledgement and deferral phrases at `rate`, synthesised once."""
@@ -252,6 +270,9 @@ class TurnRunner:
             post(exc)
             raise
         control.attach(turn)
+        route = getattr(turn, "route", None)
+        if route is not None:  # the agent routed the turn: the ladder acts on its prediction
+            post(_Routed(route.name, route.reason, turn.predicted_first_sentence_ms, str(turn.deep_work)))
         try:
             for action in turn.actions:
                 post(action)  # side effects first: they run on the board before the answer
@@ -288,6 +309,15 @@ class TurnRunner:
                     return
                 if isinstance(item, _Started):
                     outcome.queued_ms = (item.at - request.received_t) * 1000.0
+                elif isinstance(item, _Routed):
+                    outcome.route, outcome.route_reason = item.route, item.reason
+                    if item.first_sentence_ms is None:
+                        continue  # no measured speed: the ladder's timers stand
+                    elapsed = (self.clock.now() - request.received_t) * 1000.0
+                    composed = item.first_sentence_ms == 0.0
+                    predicted = elapsed + item.first_sentence_ms + self.tts_estimate_ms
+                    outcome.predicted_first_answer_ms = round(predicted, 1)
+                    await segments.put(Prediction(predicted, item.deep_work, composed))
                 elif isinstance(item, _Ended):
                     outcome.turn, outcome.reply_source, outcome.patch_skipped = item.turn, item.source, item.patch_skipped
                     failures = [r for r in item.rejected if r.startswith("model failed")]

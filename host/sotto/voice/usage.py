@@ -32,6 +32,9 @@ class TurnRecord:
     actions_cancelled: list[str] = field(default_factory=list)
     verdicts: list[MetricVerdict] = field(default_factory=list)
     error: str | None = None
+    route: str = ""  # which route answered (sotto.agent.router) and why
+    route_reason: str = ""
+    predicted_first_answer_ms: float | None = None  # what the degradation ladder acted on
 
     @property
     def interrupted(self) -> bool:
@@ -67,6 +70,9 @@ class TurnRecord:
             "over_limit": [v.code for v in self.verdicts if v.code],
             "over_budget_without_degradation": self.over_budget_without_degradation(),
             "error": self.error,
+            "route": self.route,
+            "route_reason": self.route_reason,
+            "predicted_first_answer_ms": _r(self.predicted_first_answer_ms),
         }
 
 
