@@ -261,4 +261,3 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
     return ["好的。" if zh else "Okay."]
 
 
-__all__ = ["KIND_PLACE", "KIND_QUANTITY", "answer_keys", "asked_kinds", "best_matches", "compose_reply", "memory_items", "ranked"]

@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass, field
 
 from sotto.memory import language as L
-from sotto.memory.items import KIND_NAME, KIND_NOTE, VALUE_KINDS, Item
+from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.statements import Statement, asked_kinds, content_stems, read_sentence
-from sotto.memory.text import EN_STOPWORDS, ENTITY_KINDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
+from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
 

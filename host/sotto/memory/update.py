@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from sotto.memory.items import (
     KIND_DATE,
     KIND_NAME,
-    KIND_NOTE,
     KIND_NUMBER,
     KIND_PLACE,
     KIND_QUANTITY,
@@ -137,16 +136,17 @@ def _is_bare_number(text: str) -> bool:
 
 def item_unit(item: Item, lang: str) -> str:
     """The unit key of a stored quantity: the words after its number (else its key's)."""
-    rest = re.sub(rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?:[- ](?:{EN_NUMBER_WORDS}))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*", "", item.value, flags=re.I)
-    rest = re.sub(r"^(?:more|extra|additional|多|来)\s*", "", rest, flags=re.I)
+    rest = re.sub(r"^(?:more|extra|additional|多|来)\s*", "", item_unit_words(item), flags=re.I)
     if rest:
         return unit_key(rest, lang)
     return "people" if item.key and unit_key(item.key.split()[0], lang) == "people" else ""
 
 
 def item_unit_words(item: Item) -> str:
-    """The unit as said: "twenty guests" -> "guests"."""
-    return re.sub(rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*|[零〇一二两三四五六七八九十百千万\d]+)\s*", "", item.value, flags=re.I).strip()
+    """The unit as said: "twenty guests" -> "guests", "a dozen eggs" -> "eggs"."""
+    return re.sub(
+        rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?:[- ](?:{EN_NUMBER_WORDS}))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*",
+        "", item.value, flags=re.I).strip()
 
 
 def _key_stems(item: Item) -> set[str]:
@@ -400,7 +400,7 @@ def _by_key(
     named = [s for s in (mentioned or []) if s in candidates]
     if cued and not adds and named:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
-    if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, statement, candidates):
+    if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
         latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
@@ -459,11 +459,11 @@ _KIND_NOUNS = frozenset(
 )
 
 
-def _no_key_of_its_own(v: Value, statement: Statement, candidates: list[Item]) -> bool:
+def _no_key_of_its_own(v: Value, lang: str) -> bool:
     """The sentence names nothing the value could be about other than the candidates."""
     if not v.key:
         return True
-    words = v.key.lower().split() if statement.lang != "zh" else [v.key]
+    words = v.key.lower().split() if lang != "zh" else [v.key]
     return all(w in _KIND_NOUNS for w in words)
 
 
@@ -486,33 +486,3 @@ def replace_in_items(items: list[Item], old: str, new: str, skip: Item | None = 
             item = Item(key=key, value=value, kind=item.kind, turn=item.turn)
         out.append(item)
     return out
-
-
-def note_covered(frame_keys: set[str], items: list[Item]) -> bool:
-    """Everything the frame says is already in these items (their keys and values)."""
-    have: set[str] = set()
-    for item in items:
-        have |= content_stems(item.key) | content_stems(item.value)
-    return frame_keys <= have
-
-
-__all__ = [
-    "ADD",
-    "DELETE",
-    "NOOP",
-    "UPDATE",
-    "Decision",
-    "ValueUpdate",
-    "decide_values",
-    "item_unit",
-    "note_covered",
-    "number_of",
-    "replace_in_items",
-    "KIND_DATE",
-    "KIND_NAME",
-    "KIND_NOTE",
-    "KIND_NUMBER",
-    "KIND_PLACE",
-    "KIND_QUANTITY",
-    "KIND_TIME",
-]
