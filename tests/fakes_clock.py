@@ -10,7 +10,6 @@ worker thread produces "instantly" arrives at the same simulated moment on any m
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import itertools
 import threading
@@ -62,8 +61,7 @@ class SimulatedClock:
             timer.cancel()
             return task.result()
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await asyncio.wait({task})  # let it finish cancelling; a cancellation of ours still raises
         raise asyncio.TimeoutError
 
     # ------------------------------------------------------------------ worker threads

@@ -252,6 +252,8 @@ class FakeAgent:
     script: dict[int, list[ScriptItem]] = field(default_factory=dict)
     default: list[ScriptItem] = field(default_factory=lambda: ["Sure.", "Done."])
     fail_start: dict[int, BaseException] = field(default_factory=dict)
+    # Seconds a turn's start takes (its rules and actions decided only then): a loaded host.
+    start_delay: dict[int, float] = field(default_factory=dict)
     turns: list[FakeTurn] = field(default_factory=list)
     cancelled: list[int] = field(default_factory=list)
     finished: list[int] = field(default_factory=list)
@@ -262,6 +264,8 @@ class FakeAgent:
     def start_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None,
                    prior_side_effects: Sequence[str] = ()) -> Any:
         number = turn if turn is not None else len(self.turns) + 1
+        if number in self.start_delay:
+            self.sleep(self.start_delay[number], threading.Event())
         if number in self.fail_start:
             raise self.fail_start[number]
         made = FakeTurn(self, session_id, number, words, prior_side_effects, list(self.script.get(number, self.default)))
@@ -411,10 +415,13 @@ class RecordingOutput:
 
     @property
     def has_played(self) -> bool:
-        return any(kind != "action" for kind, *_ in self.items)
+        return any(not kind.startswith("action") for kind, *_ in self.items)
 
     async def run_action(self, action: RequestedAction) -> None:
         self.items.append(("action", action.name, action.value))
+
+    def action_not_sent(self, action: RequestedAction, reason: str) -> None:
+        self.items.append(("action_not_sent", action.name, reason))
 
     async def play(self, segment: Any) -> None:
         self.items.append((segment.kind, segment.text))

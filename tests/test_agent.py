@@ -185,10 +185,9 @@ def test_turn_cancelled_after_an_action_finishes_and_the_next_states_it(store: S
         output = BargeIn()
         output.acting = asyncio.Event()
         request = TurnRequest("s", "Set the volume to 30 and remind me to call Ana.", runner.clock.now(), turn_id=1)
-        # No ladder: on a loaded host the turn could otherwise give up (and cancel the
-        # reply) before the action is handed on; this test is about the barge-in after it.
-        no_ladder = BudgetConfig(ladder=LadderConfig(enabled=False))
-        task = asyncio.create_task(runner.run(request, output, ReplyControl(), budgets=no_ladder))
+        # With the ladder: on a loaded host it may give the reply up before the action is
+        # decided; the action still runs (its own lane), and the barge-in comes after it.
+        task = asyncio.create_task(runner.run(request, output, ReplyControl(), budgets=BudgetConfig()))
         await output.acting.wait()
         task.cancel()  # what a barge-in does: the reply is cancelled mid-way
         await asyncio.wait({task})
@@ -196,7 +195,10 @@ def test_turn_cancelled_after_an_action_finishes_and_the_next_states_it(store: S
 
     try:
         output, task = asyncio.run(barge_in_after_the_action())
-        assert output.items == [("action", "volume", 30)] and task.cancelled()  # type: ignore[attr-defined]
+        # The action ran once and no answer was played (on a loaded host the ladder's phrases may have been).
+        assert [i for i in output.items if i[0].startswith("action")] == [("action", "volume", 30)]
+        assert output.texts() == []
+        assert task.cancelled()  # type: ignore[attr-defined]
         interrupted = runner.idle("s").result(timeout=10)
         assert interrupted is None
         # The agent was released by the cancelled turn: the next one runs and says what already ran.

@@ -410,3 +410,53 @@ def test_answer_stalling_mid_reply_is_cut_at_the_total_turn_limit(tmp_path: Path
     record = usage.turns[0]
     assert record.reply == "Start." and record.stop_reason == "completed"
     assert record.degrade_actions == ["shorten"] and agent.cancelled == [1]
+
+
+def test_a_board_action_decided_after_the_ladder_gave_up_still_reaches_the_board_once(tmp_path: Path) -> None:
+    # A loaded host: the turn's start (rules, actions) takes 4 s. The ladder acknowledges,
+    # shortens, defers and gives the answer up at 2.5 s, long before the action is decided.
+    agent = FakeAgent(script={1: [action("volume", 30, "volume set to 30"), "Okay, volume set to 30."], 2: ["Fine."]},
+                      start_delay={1: 4.0})
+    session, port, recognizer, _ = make_session(tmp_path, agent)
+
+    async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
+        user_says(port, recognizer, 1, "volume", "set the volume to 30")
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
+        user_says(port, recognizer, 2, "ok", "ok")
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 2)
+
+    usage = run_scenario(session, port, recognizer, scenario)
+    first = usage.turns[0]
+    assert first.stop_reason == "deferred" and "defer" in first.degrade_actions
+    assert "volume set to 30" not in first.reply  # the reply gave up before the action was decided
+    assert port.commands == [("volume", 30)]  # the action reached the board, exactly once
+    assert first.actions_done == ["volume set to 30"] and first.actions_not_sent == []
+    actions = [(e.turn_id, e.data["status"]) for e in session.trace.of_type(ev.ACTION)]
+    assert actions == [(1, "done")]
+    # The given-up reply never said it: the next turn is told what already ran.
+    assert agent.turns[1].prior_side_effects == ("volume set to 30",)
+
+
+def test_a_barge_in_before_the_decision_sends_nothing_and_says_why(tmp_path: Path) -> None:
+    # The button is pressed while the turn's start is still running: the action is decided
+    # after the turn was cancelled, so it is reported not sent (with the reason), never sent.
+    agent = FakeAgent(script={1: [action("gpio", 1, "lamp on"), "Okay, lamp on."], 2: ["Fine."]},
+                      start_delay={1: 1.0})
+    session, port, recognizer, _ = make_session(tmp_path, agent)
+
+    async def scenario(port: FakePort, recognizer: FakeRecognizer, session: VoiceSession) -> None:
+        user_says(port, recognizer, 1, "lamp", "lamp on please")
+        await clock_of(session).run_until(lambda: len(agent.turns) == 0 and session.phase == Phase.THINKING)
+        await clock_of(session).advance(0.3)
+        port.button()
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 1)
+        await clock_of(session).run_until(lambda: session.trace.of_type(ev.ACTION) != [])
+        user_says(port, recognizer, 2, "ok", "ok")
+        await clock_of(session).run_until(lambda: len(session.usage.turns) == 2)
+
+    usage = run_scenario(session, port, recognizer, scenario)
+    assert usage.turns[0].stop_reason == "interrupted"
+    assert port.commands == [] and port.commands_cancelled == []
+    (event,) = session.trace.of_type(ev.ACTION)
+    assert event.data["status"] == "not_sent" and event.data["reason"] == "interrupted: button"
+    assert agent.turns[1].prior_side_effects == ()

@@ -33,7 +33,21 @@ class MonotonicClock:
         await asyncio.sleep(seconds)
 
     async def wait_for(self, awaitable: Awaitable[T], timeout: float | None) -> T:
-        return await asyncio.wait_for(awaitable, timeout)
+        # Not asyncio.wait_for: before Python 3.12 it swallows a cancellation that arrives as
+        # the awaited thing completes (a barge-in lost while a reply's next item came in).
+        if timeout is None:
+            return await awaitable
+        task = asyncio.ensure_future(awaitable)
+        try:
+            done, _ = await asyncio.wait({task}, timeout=timeout)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if task in done:
+            return task.result()
+        task.cancel()
+        await asyncio.wait({task})  # let it finish cancelling; a cancellation of ours still raises
+        raise asyncio.TimeoutError
 
 
 MONOTONIC = MonotonicClock()

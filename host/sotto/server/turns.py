@@ -116,6 +116,9 @@ class MessageReply:
     async def run_action(self, action: RequestedAction) -> None:
         pass  # no board behind a text client: the reply says what was asked
 
+    def action_not_sent(self, action: RequestedAction, reason: str) -> None:
+        pass  # nothing would have been sent: there is no board behind a text client
+
     async def play(self, segment: Segment) -> None:
         if segment.kind != ANSWER:
             audio = encode_wav_base64(segment.pcm, self._sample_rate) if segment.pcm else None

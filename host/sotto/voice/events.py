@@ -16,7 +16,7 @@ SESSION_CLOSED = "session_closed"
 # Additional, also stable:
 TURN_COMPLETED = "turn_completed"  # the turn record (metrics, degradation, stop reason)
 DEGRADE = "degrade"  # one degradation action fired
-ACTION = "action"  # a board action ran, failed or was cancelled
+ACTION = "action"  # a board action ran (done), failed, was cancelled in flight or not sent (reason)
 LINK_STATUS = "link_status"  # board attached / detached / reset
 
 EVENT_TYPES = (

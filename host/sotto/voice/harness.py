@@ -311,6 +311,7 @@ class VoiceSession:
         if reply is None or reply.cancelling or reply.finished:
             return
         reply.cancelling = True
+        reply.control.cancel(f"{stop_reason}: {source}")  # the reason the turn's unsent board actions get
         if reply.task is not None:
             reply.task.cancel()  # cancel first: nothing of this reply is sent after this point
         if self.phase in (Phase.THINKING, Phase.SPEAKING):
@@ -324,6 +325,7 @@ class VoiceSession:
         self, reply: SpeakerReply, source: str, detected_t: float, *, confirm: bool, stop_reason: str
     ) -> None:
         reply.cancelling = True
+        reply.control.cancel(f"{stop_reason}: {source}")
         if reply.task is not None:
             reply.task.cancel()
         stop_error: str | None = None
@@ -358,7 +360,6 @@ class VoiceSession:
             )
         for description in record.actions_cancelled:
             self.trace.emit(ev.ACTION, reply.turn_id, action=description, status="cancelled")
-        self.conversation.note_side_effects(record.actions_done)
         self._finish_turn(reply, stop_reason)
         # Listening resumes: the audio held meanwhile goes to the recognizer, then any final that waited.
         for transcript in self.mic.release_held():
@@ -382,6 +383,10 @@ class VoiceSession:
             record.reply = reply.outcome.reply
             self.conversation.commit_reply(record.reply)
             record.spoken_prefix = reply.all_spoken()
+        # Board actions that ran but that the reply never said (it was cut, given up, failed):
+        # the next turn is told of them.
+        said = record.reply if stop_reason in (COMPLETED, DEFERRED) else ""
+        self.conversation.note_side_effects([d for d in record.actions_done if d not in said])
         if reply.last_sent_t is not None and stop_reason not in (INTERRUPTED, CANCELLED):
             record.total_turn_ms = (reply.last_sent_t - reply.final_t) * 1000.0
         if stop_reason == FAILED:

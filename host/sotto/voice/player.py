@@ -82,6 +82,11 @@ class SpeakerReply:
         self.record.actions_done.append(description)
         self.trace.emit(ev.ACTION, self.turn_id, action=description, status="done")
 
+    def action_not_sent(self, action: RequestedAction, reason: str) -> None:
+        description = action.description or f"{action.name}={action.value}"
+        self.record.actions_not_sent.append(description)
+        self.trace.emit(ev.ACTION, self.turn_id, action=description, status="not_sent", reason=reason)
+
     async def play(self, segment: Segment) -> None:
         rate = self.port.speaker_rate
         step = max(2, int(rate * self.chunk_ms / 1000) * 2)

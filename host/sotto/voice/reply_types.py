@@ -25,6 +25,7 @@ class ReplyControl:
         self.max_sentences: int | None = None  # None: no limit beyond the agent's own
         self.defer = False  # skip the deep work (the model's state patch) of this turn
         self.cancelled = False
+        self.cancel_reason = ""  # why the turn was cancelled from outside (barge-in, session end)
 
     def attach(self, turn: Turn) -> None:
         with self._lock:
@@ -40,9 +41,12 @@ class ReplyControl:
             if self._turn is not None:
                 self._turn.shorten(self.max_sentences)
 
-    def cancel(self) -> None:
+    def cancel(self, reason: str = "") -> None:
+        """Stop the agent's turn (its model stream stops within one token). `reason`: a
+        cancellation from outside the reply (a barge-in, the session's end); the first given counts."""
         with self._lock:
             self.cancelled = True
+            self.cancel_reason = self.cancel_reason or reason
             if self._turn is not None:
                 self._turn.cancel()
 
@@ -78,7 +82,13 @@ class ReplyOutput(Protocol):
         """Any audio went out already (an acknowledgement then comes too late)."""
         ...
 
-    async def run_action(self, action: RequestedAction) -> None: ...
+    async def run_action(self, action: RequestedAction) -> None:
+        """Run a decided board action (it records done / failed / cancelled itself)."""
+        ...
+
+    def action_not_sent(self, action: RequestedAction, reason: str) -> None:
+        """A decided board action will not be run (the turn was cancelled first): record why."""
+        ...
 
     async def play(self, segment: Segment) -> None: ...
 

@@ -7,12 +7,14 @@
 
 A turn runs as ONE job on the model worker (llama.cpp is not thread-safe; the worker serves
 sessions round-robin): the agent's turn starts (rules applied and committed), its board
-actions and then its answer sentences are posted to the event loop as they come, and the
-turn finishes (the model's state patch, unless deferred) on the same job. On the loop, each
-sentence is synthesised on the TTS worker and handed to the `ReplyOutput` (a board's
-speaker, or a WebSocket reply); meanwhile the degradation ladder acts while the answer is
-late. `ReplyControl` is the one control of a running turn: the ladder shortens it or defers
-its deep work, barge-in cancels it (the model stream stops within one token).
+actions go to the turn's action lane (`sotto.voice.action_lane`: they run whatever becomes
+of the spoken reply) and its answer sentences are posted to the event loop as they come,
+and the turn finishes (the model's state patch, unless deferred) on the same job. On the
+loop, each sentence is synthesised on the TTS worker and handed to the `ReplyOutput` (a
+board's speaker, or a WebSocket reply) once the actions have run; meanwhile the
+degradation ladder acts while the answer is late. `ReplyControl` is the one control of a
+running turn: the ladder shortens it or defers its deep work, barge-in cancels it (the
+model stream stops within one token, the action lane stops).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from sotto.clock import MONOTONIC, Clock
 from sotto.engines.base import SpeechSynthesizer
 from sotto.errors import SottoError
 from sotto.memory.state import SessionState
+from sotto.voice.action_lane import ActionLane
 from sotto.voice.budgets import BudgetConfig
 from sotto.voice.ladder import (
     DEFER,
@@ -85,7 +88,8 @@ class _Ended:
 
 SPEECH_WAIT_S = 60.0  # bound on the model patch's wait for the reply's speech (a session that died)
 
-_WorkerItem = Union[_Started, _Routed, _Ended, RequestedAction, str, BaseException]
+_WorkerItem = Union[_Started, _Routed, _Ended, str, BaseException]
+CANCELLED_REASON = "the turn was cancelled"  # a cancellation from outside that gave no reason
 # Speech synthesis of a first sentence, until the runner has timed its own (ms).
 INITIAL_TTS_ESTIMATE_MS = 300.0
 
@@ -187,28 +191,41 @@ class TurnRunner:
         phrases = await self.phrases(output.sample_rate)
         items: asyncio.Queue[_WorkerItem] = asyncio.Queue()
         speech_ready = threading.Event()  # the producer has synthesised every sentence (or stopped)
-        job = await self._submit(request, control, items, outcome, speech_ready, from_memory=ladder.answer_from_memory())
+        lane = ActionLane(output)
+        job = await self._submit(request, control, items, outcome, speech_ready, _threadsafe(lane.decide),
+                                 from_memory=ladder.answer_from_memory())
+        lane.start()
         job.add_done_callback(lambda f: _copy_result(f, outcome.result))
+        undecided = _threadsafe(lambda _actions: lane.undecided())  # the job may end on its worker thread
+        job.add_done_callback(lambda _: undecided(()))
         segments: asyncio.Queue[SegmentItem] = asyncio.Queue()
         producer = asyncio.create_task(
-            self._produce(request, items, output, control, outcome, segments, text_only_on_tts_failure))
+            self._produce(request, items, output, control, outcome, segments, lane, text_only_on_tts_failure))
         producer.add_done_callback(lambda _: speech_ready.set())
         player = LadderPlayer(self.clock, request.received_t, output, control, outcome, ladder, phrases, on_degrade)
         try:
             outcome.stop_reason = await player.play(segments)
         except BaseException:
             control.cancel()  # barge-in or session end: the model stops within one token
-            job.cancel()  # still queued: it never starts
+            job.cancel()  # still queued: it never starts (and decides nothing)
+            await lane.stop(control.cancel_reason or CANCELLED_REASON)
             raise
         finally:
             if not producer.done():
                 control.cancel()  # the reply ended before the agent's turn did (cut, given up, failed)
                 producer.cancel()
             await asyncio.wait({producer})
+        # The reply is over, however it ended; the board actions the turn decided still run.
+        try:
+            await lane.finished()
+        except BaseException:
+            await lane.stop(control.cancel_reason or CANCELLED_REASON)
+            raise
         return outcome
 
     async def _submit(self, request: TurnRequest, control: ReplyControl, items: "asyncio.Queue[_WorkerItem]",
-                      outcome: ReplyOutcome, speech_ready: threading.Event, *,
+                      outcome: ReplyOutcome, speech_ready: threading.Event,
+                      decide: Callable[[Sequence[RequestedAction]], None], *,
                       from_memory: bool) -> "concurrent.futures.Future[TurnResult]":
         loop = asyncio.get_running_loop()
 
@@ -226,13 +243,13 @@ class TurnRunner:
                 await asyncio.wait({asyncio.wrap_future(previous)})
             memory_agent = self.memory_agent
             return self.memory_worker.submit(
-                session_id, lambda: self._job(memory_agent, request, control, post, speech_ready, outcome))
+                session_id, lambda: self._job(memory_agent, request, control, post, decide, speech_ready, outcome))
         started = threading.Event()
 
         def run() -> TurnResult:
             self._count_waiting(-1)
             started.set()
-            return self._job(self.agent, request, control, post, speech_ready, outcome, timed=True)
+            return self._job(self.agent, request, control, post, decide, speech_ready, outcome, timed=True)
 
         def done(job: "concurrent.futures.Future[Any]") -> None:
             if not started.is_set():
@@ -259,7 +276,8 @@ class TurnRunner:
             del self._last_model_job[session_id]
 
     def _job(self, agent: AgentLike, request: TurnRequest, control: ReplyControl, post: Callable[[_WorkerItem], None],
-             speech_ready: threading.Event, outcome: ReplyOutcome, *, timed: bool = False) -> TurnResult:
+             decide: Callable[[Sequence[RequestedAction]], None], speech_ready: threading.Event,
+             outcome: ReplyOutcome, *, timed: bool = False) -> TurnResult:
         """On the worker: the whole agent turn."""
         started = self.clock.now()
         post(_Started(started))
@@ -269,13 +287,12 @@ class TurnRunner:
         except BaseException as exc:
             post(exc)
             raise
+        decide(list(turn.actions))  # decided: they run whatever becomes of the reply (even if cancelled now)
         control.attach(turn)
         route = getattr(turn, "route", None)
         if route is not None:  # the agent routed the turn: the ladder acts on its prediction
             post(_Routed(route.name, route.reason, turn.predicted_first_sentence_ms, str(turn.deep_work)))
         try:
-            for action in turn.actions:
-                post(action)  # side effects first: they run on the board before the answer
             for sentence in turn.sentences():
                 post(sentence)
         except BaseException as exc:  # noqa: BLE001 - the turn is finished below either way
@@ -298,9 +315,10 @@ class TurnRunner:
 
     async def _produce(self, request: TurnRequest, items: "asyncio.Queue[_WorkerItem]", output: ReplyOutput,
                        control: ReplyControl, outcome: ReplyOutcome, segments: "asyncio.Queue[SegmentItem]",
-                       text_only_on_tts_failure: bool) -> None:
-        """Worker items -> board actions run, sentences synthesised, in order."""
+                       lane: ActionLane, text_only_on_tts_failure: bool) -> None:
+        """Worker items -> sentences synthesised, in order, once the turn's board actions have run."""
         answers = 0
+        actions_run = False
         try:
             while True:
                 item = await items.get()
@@ -327,9 +345,10 @@ class TurnRunner:
                             outcome.degrade(FALLBACK_REPLY)
                     await segments.put(None)
                     return
-                elif isinstance(item, RequestedAction):
-                    await output.run_action(item)
                 elif item.strip():
+                    if not actions_run:  # side effects first: they run on the board before the answer
+                        await lane.finished()
+                        actions_run = True
                     limit = control.max_sentences
                     if limit is not None and answers >= limit:
                         continue
@@ -364,6 +383,19 @@ class _QueueWaitPredictor:
 
     def first_answer_ms(self, session_id: str, words: str) -> float | None:
         return self.queue.expected_wait_ms()
+
+
+def _threadsafe(call: Callable[[Sequence[RequestedAction]], None]) -> Callable[[Sequence[RequestedAction]], None]:
+    """`call`, made callable from a worker thread: it runs on the (current) event loop."""
+    loop = asyncio.get_running_loop()
+
+    def on_loop(actions: Sequence[RequestedAction]) -> None:
+        try:
+            loop.call_soon_threadsafe(call, actions)
+        except RuntimeError:
+            pass  # the loop is gone (the session ended): nobody waits for the decision
+
+    return on_loop
 
 
 def _copy_result(job: "concurrent.futures.Future[TurnResult]", result: "concurrent.futures.Future[TurnResult]") -> None:

@@ -30,6 +30,7 @@ class TurnRecord:
     degrade_actions: list[str] = field(default_factory=list)
     actions_done: list[str] = field(default_factory=list)
     actions_cancelled: list[str] = field(default_factory=list)
+    actions_not_sent: list[str] = field(default_factory=list)  # decided, but the turn was cancelled first
     verdicts: list[MetricVerdict] = field(default_factory=list)
     error: str | None = None
     route: str = ""  # which route answered (sotto.agent.router) and why
@@ -67,6 +68,7 @@ class TurnRecord:
             "degrade_actions": list(self.degrade_actions),
             "actions_done": list(self.actions_done),
             "actions_cancelled": list(self.actions_cancelled),
+            "actions_not_sent": list(self.actions_not_sent),
             "over_limit": [v.code for v in self.verdicts if v.code],
             "over_budget_without_degradation": self.over_budget_without_degradation(),
             "error": self.error,
