@@ -38,16 +38,21 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run(options: DemoOptions) -> tuple[Any, list[dict[str, Any]]]:
+LONG_REPLY = ("Basil likes a sunny window and water when the soil is dry on top. "
+              "Pinch the tips often so it grows bushy and keeps its leaves.")
+
+
+def run(options: DemoOptions, reply: str = LONG_REPLY,
+        statuses: list[dict[str, Any]] | None = None) -> tuple[Any, list[dict[str, Any]]]:
     seen: list[dict[str, Any]] = []
 
     def emit(kind: str, payload: dict[str, Any]) -> None:
         if kind == "turn":
             seen.append(payload)
+        elif statuses is not None:
+            statuses.append(payload)
 
-    # A long reply, so the simulated user can talk over it.
-    engines = fake_engines(replies=("Basil likes a sunny window and water when the soil is dry on top. "
-                                    "Pinch the tips often so it grows bushy and keeps its leaves.",))
+    engines = fake_engines(replies=(reply,))
     result = asyncio.run(run_demo(options, emit, engines=engines))
     return result, seen
 
@@ -74,6 +79,38 @@ def test_demo_speaks_the_script_with_a_barge_in_and_reports_each_turn(home: Path
     assert result.usage["status"] == "completed"
     assert result.details["barge_ins"] == 1
     assert len(seen) == 3 and any("Maya" in c for c in seen[0]["_changes"])
+
+
+def test_a_reply_shorter_than_the_scripted_point_is_still_talked_over(home: Path) -> None:
+    # The reply (5 words, 0.75 s of audio) ends before 900 ms into its playback: the user's
+    # talk-over is pulled in, timed from the board's first speaker frame, and a barge-in is measured.
+    path = home / "short-reply.json"
+    path.write_text(json.dumps({"name": "short reply", "lang": "en", "turns": [
+        {"user": "Tell me all about growing basil indoors please.", "barge_in_after_ms": 900},
+        {"user": "Sorry, the reminder is at 7 pm."}]}), encoding="utf-8")
+    options = DemoOptions(script=str(path), database=home / "demo.db", trace_folder=home,
+                          echo_gain=0.0, think_s=0.1, turn_timeout_s=30.0, replay_transcripts=True)
+    result, _ = run(options, reply="Basil likes sun and water.")
+    talked_over = result.turns[0]
+    assert talked_over["interrupted"] and talked_over["barge_in_ms"] is not None
+    (timing,) = result.details["talk_over"]
+    assert timing["pulled_in"] and timing["after_ms"] < 900.0
+    assert result.summary["barge_in_ms_p95"] is not None
+
+
+def test_a_reply_too_short_to_talk_over_is_said_so(home: Path) -> None:
+    path = home / "tiny-reply.json"
+    path.write_text(json.dumps({"name": "tiny reply", "lang": "en", "turns": [
+        {"user": "Tell me all about growing basil indoors please.", "barge_in_after_ms": 900},
+        {"user": "Sorry, the reminder is at 7 pm."}]}), encoding="utf-8")
+    options = DemoOptions(script=str(path), database=home / "demo.db", trace_folder=home,
+                          echo_gain=0.0, think_s=0.1, turn_timeout_s=30.0, replay_transcripts=True)
+    statuses: list[dict[str, Any]] = []
+    result, _ = run(options, reply="Basil.", statuses=statuses)  # 0.15 s of audio: nothing can be heard over it
+    assert not result.turns[0]["interrupted"] and len(result.turns) == 2
+    (note,) = [s for s in statuses if s.get("step") == "no barge-in"]
+    assert note["turn"] == 1 and "ended before the scripted interruption" in note["reason"]
+    assert result.details["talk_over"][0]["after_ms"] is None
 
 
 def test_user_utterances_are_synthesised_once_and_cached(home: Path) -> None:

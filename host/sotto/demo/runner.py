@@ -4,7 +4,8 @@ full host pipeline, over a paced pty, with the speaker's echo leaking into its m
 The simulated user speaks each utterance, then waits until the agent's reply is over
 (the board reported its speaker drained and the turn was recorded) before speaking
 the next one, except on a barge-in turn: there it starts the next utterance
-`barge_in_after_ms` after the reply began, talking over the agent.
+`barge_in_after_ms` after the board began playing the reply, talking over the agent
+(`sotto.demo.interruption`: pulled in for a short reply, reported when it cannot be).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from sotto.clock import MONOTONIC
+from sotto.demo.interruption import InterruptAt, InterruptionTimer
 from sotto.metrics import percentile
 from sotto.errors import SottoError
 from sotto.ids import SessionId
@@ -85,10 +88,37 @@ class DemoResult:
 Emit = Callable[[str, dict[str, Any]], None]  # ("status" | "turn", payload)
 
 
+class _TalkOver:
+    """Feeds one scripted interruption's timer: the board's playback reports of the next reply
+    (a link listener) and the reply audio the host sends (from the trace)."""
+
+    def __init__(self, timer: InterruptionTimer, speaker_rate: int) -> None:
+        self.timer = timer
+        self.speaker_rate = speaker_rate
+        self.stream: int | None = None
+
+    def on_message(self, message: Any, host_t: float) -> None:
+        from sotto.link import messages as m
+        from sotto_fw import wire
+
+        if not isinstance(message, m.Playback):
+            return
+        if message.state == wire.PLAY_STARTED and self.stream is None:
+            self.stream = message.stream_id
+            self.timer.playback_started(host_t)
+        elif message.stream_id == self.stream and message.state in (wire.PLAY_DRAINED, wire.PLAY_STOPPED):
+            self.timer.playback_ended()
+
+    def on_event(self, event: TraceEvent) -> None:
+        if event.type == ev.AGENT_SPEECH_CHUNK and self.stream in (None, event.data.get("stream")):
+            self.timer.audio_sent(int(event.data.get("bytes", 0)) / 2 / self.speaker_rate * 1000.0)
+
+
 class _Watcher:
     """Trace sink: turn records and reply starts, as asyncio-awaitable counts."""
 
     def __init__(self) -> None:
+        self.talk_over: _TalkOver | None = None  # the scripted interruption being timed
         self.completed: list[dict[str, Any]] = []
         self.speech_started: list[int] = []
         self.changed = asyncio.Event()
@@ -96,6 +126,8 @@ class _Watcher:
         self.final_at: dict[int, float] = {}  # turn id -> time.monotonic() of its final
 
     def __call__(self, event: TraceEvent) -> None:
+        if self.talk_over is not None:
+            self.talk_over.on_event(event)
         if event.type == ev.FINAL_TRANSCRIPT and event.turn_id is not None:
             self.final_at[event.turn_id] = time.monotonic()
         if event.type == ev.TURN_COMPLETED:
@@ -279,14 +311,38 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
         index = 0
         while index < len(script.turns):
             turn = script.turns[index]
-            speak(index, f"turn {index + 1}")
             if turn.barge_in_after_ms is not None:
-                starts = len(watcher.speech_started)
-                await watcher.until(lambda: len(watcher.speech_started) > starts, options.turn_timeout_s,
-                                    f"the reply to turn {index + 1}", check)
-                await asyncio.sleep(turn.barge_in_after_ms / 1000.0)
-                speak(index + 1, f"turn {index + 2} (talks over the reply)")
+                # Timed from the board's first speaker frame of the reply (not from our words).
+                timer = InterruptionTimer(MONOTONIC, turn.barge_in_after_ms)
+                talk_over = _TalkOver(timer, link.speaker_rate)
+                watcher.talk_over = talk_over
+                remove = link.add_listener(talk_over.on_message)
+                speak(index, f"turn {index + 1}")
+                try:
+                    decision = await timer.wait(options.turn_timeout_s)
+                except asyncio.TimeoutError:
+                    raise DemoError(f"the reply to turn {index + 1} never started playing within "
+                                    f"{options.turn_timeout_s:g} s") from None
+                finally:
+                    remove()
+                    watcher.talk_over = None
+                if isinstance(decision, InterruptAt):
+                    details.setdefault("talk_over", []).append(
+                        {"turn": index + 1, "after_ms": decision.after_ms, "scripted_ms": turn.barge_in_after_ms,
+                         "pulled_in": decision.pulled_in})
+                    speak(index + 1, f"turn {index + 2} (talks over the reply {decision.after_ms:.0f} ms in)")
+                else:
+                    emit("status", {"step": "no barge-in", "turn": index + 1, "reason": decision.describe()})
+                    details.setdefault("talk_over", []).append(
+                        {"turn": index + 1, "after_ms": None, "scripted_ms": turn.barge_in_after_ms,
+                         "reason": decision.describe()})
+                    await watcher.until(lambda: answered(index), options.turn_timeout_s,
+                                        f"the reply to turn {index + 1}", check)
+                    await emit_finished()
+                    speak(index + 1, f"turn {index + 2}")
                 index += 1
+            else:
+                speak(index, f"turn {index + 1}")
             current = index
             # An utterance in which recognition heard nothing gets no turn: after its audio and
             # a grace period the simulated user goes on.

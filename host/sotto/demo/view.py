@@ -31,6 +31,8 @@ class JsonView:
             print(json.dumps(_public(payload), ensure_ascii=False), file=self.out, flush=True)
         elif kind == "status" and payload.get("step") == "speech recognition" and "replay" in str(payload.get("asr")):
             print(f"sotto demo: speech recognition is {payload['asr']}", file=sys.stderr, flush=True)
+        elif kind == "status" and payload.get("step") == "no barge-in":
+            print(f"sotto demo: turn {payload['turn']}: {payload['reason']}", file=sys.stderr, flush=True)
 
     def finish(self, result: DemoResult) -> None:
         print(json.dumps(result.summary, ensure_ascii=False), file=self.out, flush=True)
@@ -60,6 +62,8 @@ class HumanView:
                 else:
                     c.print("[dim]  the simulated user's words are synthesised, sent by the board as audio and "
                             "recognised from it: \"said\" is the script, \"heard\" what recognition made of it[/]")
+            elif step == "no barge-in":
+                c.print(f"[yellow]turn {payload['turn']}: {payload['reason']}[/]")
             elif step == "nothing heard":
                 c.print(f"[yellow]recognition heard no words in: {payload['user']}[/]")
             elif step == "listening":
