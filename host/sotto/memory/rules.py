@@ -38,13 +38,6 @@ _ZH_FILLERS = re.compile(
 _EN_DETERMINERS = re.compile(r"^(?:the|a|an|my|our|your|that|this|it's|it is|its|make it|to be|is|it)\s+", re.IGNORECASE)
 _ZH_DETERMINERS = re.compile(r"^(?:是|那个|这个|把|要|改成|换成|改为|改到)")
 
-_EN_QUESTION_START = re.compile(
-    r"^(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|will|would|should|shall|may|am)\b",
-    re.IGNORECASE,
-)
-_EN_REQUEST_QUESTION = re.compile(r"^(?:can|could|would|will) you (?!read|repeat|tell|remind me what|say)", re.IGNORECASE)
-_EN_RECALL = re.compile(r"\b(?:again|back|repeat|did i|was it|what was|remind me what)\b", re.IGNORECASE)
-_ZH_QUESTION = re.compile(r"(?:吗|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿")
 
 # Corrections. Each yields (old, new) spans of the sentence; `new` is refined later.
 _NO_PUNCT = r"[^,.;!?，。；！？]"
@@ -155,19 +148,7 @@ def _refine(old: str, new: str) -> tuple[str, str]:
 
 
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
-_ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
 _SENTENCE_START_WORDS = {"tomorrow", "today", "tonight", "at", "on", "in", "next", "this", "every", "before", "after", "by"}
-
-
-def is_question(sentence: str, lang: str) -> bool:
-    s = sentence.strip()
-    if lang == "zh":
-        if _ZH_REQUEST.match(strip_fillers(s)) and not _ZH_WH.search(s):
-            return False  # "能帮我订两张票吗？" asks for something: its words are kept
-        return _ZH_QUESTION.search(s) is not None
-    if s.endswith("?"):
-        return not _EN_REQUEST_QUESTION.match(strip_fillers(s)) or _EN_RECALL.search(s) is not None
-    return _EN_QUESTION_START.match(strip_fillers(s)) is not None and _EN_REQUEST_QUESTION.match(strip_fillers(s)) is None
 
 
 def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tuple[str, str, bool]]:

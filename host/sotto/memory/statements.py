@@ -26,6 +26,7 @@ from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, stem
 from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
+from sotto.text.questions import asks
 
 # ------------------------------------------------------------------ English value patterns
 
@@ -103,10 +104,6 @@ _EN_NEGATED_AFTER = re.compile(
     r"|(?:was|is) a mistake)\b",
     re.I,
 )
-_EN_QUESTION_START = re.compile(
-    r"^(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|will|would|should|shall|may|am|have|has)\b",
-    re.I,
-)
 _EN_REQUEST = re.compile(
     r"^(?:can|could|would|will) you\b|^(?:can|could|may) (?:i|we) (?:also |just |please )?(?:have|get|book|add|order|change|move|make|switch|do|go|try|push|swap)\b"
     r"|^(?:is|would|could|will|can) .{1,60}\b(?:possible|ok|okay|available|free|fine|doable|alright|all right|work)\b"
@@ -150,7 +147,6 @@ _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!�
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
 _ZH_NEGATED_AFTER = re.compile(r"^(?:太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
-_ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
 _ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
@@ -279,7 +275,7 @@ def _en_is_question(sentence: str) -> bool:
         return False
     if sentence.rstrip().endswith("?"):
         return True
-    return _EN_QUESTION_START.match(s) is not None
+    return asks(s, "en")  # unpunctuated (a recogniser's words): the structure decides
 
 
 _UNIT_STOP = frozenset(
@@ -511,7 +507,7 @@ def _zh_is_question(sentence: str) -> bool:
     # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
     if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
-    return _ZH_QUESTION.search(s) is not None
+    return asks(s, "zh")
 
 
 def _zh_values(text: str) -> list[Value]:
