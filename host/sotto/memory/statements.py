@@ -284,7 +284,8 @@ def _en_is_question(sentence: str) -> bool:
 
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
-    "instead please thanks too as well people's once twice thrice times daily altogether total all overall".split()
+    "instead please thanks too as well people's once twice thrice times daily altogether total all overall "
+    "while when whenever because since if unless though although as before after until till".split()
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
@@ -547,12 +548,18 @@ def _zh_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_DATE)
     for m in _ZH_ID.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
+    starts = _zh_word_starts(text)
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
+        end = m.end()
+        for i in range(m.start("unit") + 1, m.end()):
+            if starts.get(i, "n")[:1] in "dcpryexuv":  # "八寸肯定不够": the unit is 寸, "肯定" is not counted
+                unit, end = text[m.start("unit"): i], i
+                break
         before = text[max(0, m.start() - 3): m.start()]
         less = re.search(r"(?:少|减|减少|去掉)了?$", before) is not None
         more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加|多买|多要|多订|再来|再要|再买)了?$", before) is not None
-        add(m.start(), m.end(), KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
+        add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
     for m in _ZH_TITLED.finditer(text):
@@ -586,6 +593,21 @@ def _jieba_tokenizer() -> Any:
 
     jieba.setLogLevel(logging.WARNING)
     return jieba.posseg.POSTokenizer(jieba.Tokenizer())
+
+
+def zh_words(text: str) -> list[tuple[str, str]]:
+    """Chinese words with their part of speech (jieba's tags: n noun, ns place, m numeral ...)."""
+    return [(w, f) for w, f in _jieba_tokenizer().cut(text)]
+
+
+def _zh_word_starts(text: str) -> dict[int, str]:
+    """Where each jieba word starts in `text`, with its part of speech."""
+    out: dict[int, str] = {}
+    pos = 0
+    for word, flag in zh_words(text):
+        out[pos] = flag
+        pos += len(word)
+    return out
 
 
 def _zh_segmented_names(text: str) -> list[tuple[int, int]]:

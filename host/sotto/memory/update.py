@@ -117,6 +117,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
             if lang == "zh":
                 # "两份" counts what "三份炒饭" counts; a bare 个 counts anything.
                 return a == b or not a or not b or a.startswith(b) or b.startswith(a)
+            if number_of(value.text) is not None and number_of(stored.value) is None:
+                return False  # "make it a dozen" counts; "half pepperoni" is a share, not a count
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
@@ -146,7 +148,7 @@ def item_unit_words(item: Item) -> str:
     """The unit as said: "twenty guests" -> "guests", "a dozen eggs" -> "eggs"."""
     return re.sub(
         rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?:[- ](?:{EN_NUMBER_WORDS}))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*",
-        "", item.value, flags=re.I).strip()
+        "", item.value, flags=re.I).strip(" -")  # "six-seater" -> "seater"
 
 
 def _key_stems(item: Item) -> set[str]:
@@ -215,7 +217,8 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
             if absolute or not base:
                 out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
                 continue
-            target = base[-1]
+            # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
+            target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & statement.frame_keys), base.index(s)))
             n_old, n_delta = number_of(target.value), number_of(v.text)
             if n_old is None or n_delta is None:
                 continue
@@ -380,7 +383,8 @@ def _by_key(
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue):
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
-            overlap += 3  # "the name's spelt Garreth": the same name, spelled right
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _spelled_again(v.text, s.value):
+            overlap += 5  # "the name's spelt Garreth": the same name, spelled right
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
             overlap += 2  # "WM-7240" after "WM-7420": the same code read again
         if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY:
