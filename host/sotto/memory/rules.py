@@ -175,6 +175,8 @@ def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tup
     out: list[tuple[str, str, bool]] = []
     patterns = _ZH_CORRECTIONS if lang == "zh" else _EN_CORRECTIONS
     body = strip_fillers(sentence)
+    body = L.strip_zh_discourse(body) if lang == "zh" else L.strip_en_discourse(body)  # "Hmm, matte would ..."
+    body = body.rstrip(" .!。！")
     for pat in patterns:
         m = pat.search(body)
         if not m:
@@ -348,11 +350,20 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     w = _Working(state.copy(), result, turn)
     sentences = split_sentences(words) or ([words] if words else [])
     rejected: list = []  # values a sentence rejected without giving the new one
+    carried: Statement | None = None  # a sentence of change with no value: "Lily changed her mind again."
     for sentence in sentences:
         if _is_closing(sentence, lang):
             result.closing = True
             continue
         st = read_sentence(sentence, lang)
+        if carried is not None and not st.question:
+            # "Oh, I got the day wrong. The 13th ...": the cue and what it was about carry
+            # over to the sentence that gives the value.
+            st.admission = st.admission or carried.admission
+            st.change_cue = st.change_cue or carried.change_cue
+            st.strong_cue = st.strong_cue or carried.strong_cue
+            st.frame_keys = st.frame_keys | carried.frame_keys
+        carried = st if (st.admission or st.change_cue or st.strong_cue) and not any(not v.negated for v in st.values) else None
         if st.question:
             result.question = True
             result.questions.append(st)

@@ -167,6 +167,10 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
         key = " ".join(content[:6])
     if value.kind == KIND_QUANTITY and value.unit and value.unit not in key:
         key = (value.unit + " " + key).strip() if lang != "zh" else value.unit + key
+    if lang != "zh" and value.kind in (KIND_DATE, KIND_TIME) and "until" not in key.lower() and (
+        value.prep in ("until", "till", "through") or (value.prep == "to" and re.search(r"\bfrom\b", value.context, re.I))
+    ):
+        key = f"{key} until".strip()  # the end of a stay or a slot: "from the 3rd to the 10th" ... "until the 11th"
     for q in value.qualifiers:
         if q not in key:
             key = f"{key} {q}".strip() if lang != "zh" else key + q
@@ -357,6 +361,11 @@ def _by_key(
     if v.cue or statement.strong_cue or statement.admission or statement.proposal:
         said_names = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
         names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
+    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
+    named = [s for s in (mentioned or []) if s in candidates and s.kind == v.kind and (v.kind != KIND_NAME or _titled(s.value) == _titled(v.text))]
+    if cued and named and not (statement.additive and not statement.change_cue):
+        # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
+        return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     own = (content_stems(v.context) | content_stems(v.key)) - names
     frame_keys = statement.frame_keys - names
     scored: list[tuple[int, int, Item]] = []
@@ -396,7 +405,6 @@ def _by_key(
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
-    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
     named = [s for s in (mentioned or []) if s in candidates]
     if cued and not adds and named:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
