@@ -372,6 +372,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     sentences = split_sentences(words) or ([words] if words else [])
     rejected: list = []  # values a sentence rejected without giving the new one
     carried: Statement | None = None  # a sentence of change with no value: "Lily changed her mind again."
+    mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
     for sentence in sentences:
         if _is_closing(sentence, lang):
             result.closing = True
@@ -384,7 +385,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             st.change_cue = st.change_cue or carried.change_cue
             st.strong_cue = st.strong_cue or carried.strong_cue
             st.frame_keys = st.frame_keys | carried.frame_keys
-        carried = st if (st.admission or st.change_cue or st.strong_cue) and not any(not v.negated for v in st.values) else None
+        carried = None
         if st.question:
             result.question = True
             result.questions.append(st)
@@ -419,9 +420,12 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 patch.add_names.append(name)
             st.values = [v for v in st.values if v.text != name and name not in v.text]
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
-        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected)
+        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned)
         news = [v for v in st.values if not v.negated]
         rejected = [v for v in st.values if v.negated] if not news else []
+        gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
+        mentioned = values.mentioned if gave_nothing else []
+        carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
         replaced = w.apply(values.decisions)
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.

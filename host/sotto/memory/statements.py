@@ -62,7 +62,11 @@ _EN_LABELLED = re.compile(
 _EN_ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b")
 # "a table for four", "lasagne for six": a bare count after "for" counts people.
 _EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
-_EN_FOR_COUNT = re.compile(rf"\bfor ((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b(?=\s*(?:[,.;!?]|$|people|persons|guests|tonight|on|at|this|next|tomorrow))", re.I)
+_EN_FOR_COUNT = re.compile(
+    rf"\b(?:for|we're|we are|we'll be|we will be|there'll be|there will be|there are|party of|table for|group of) (?:just |only )?((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b"
+    r"(?=\s*(?:[,.;!?:]|$|people|persons|guests|tonight|on|at|this|next|tomorrow|now|then|in total|altogether|of us))",
+    re.I,
+)  # "a table for six", "We're three, me, Carlos and Rosa": a count of people
 # "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
 _EN_MOVED_TO = re.compile(
     rf"\b(?:push|pushed|move|moved|bump|bumped|shift|shifted|change|changed|bring|brought|put|reschedule|rescheduled)\b[^,.;!?]{{0,30}}?(?<!up )\bto (?P<t>{_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?)\b(?! (?:people|persons|guests|of|[a-z]+s\b))",

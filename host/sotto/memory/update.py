@@ -61,6 +61,7 @@ class ValueUpdate:
     decisions: list[Decision] = field(default_factory=list)
     replaced: list[tuple[str, str]] = field(default_factory=list)  # (old, new) value texts
     consumed: set[int] = field(default_factory=set)  # ids of the statement values used
+    mentioned: list[Item] = field(default_factory=list)  # stored values a sentence of change named
 
 
 def _norm(text: str) -> str:
@@ -179,7 +180,9 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
     return key[:60]
 
 
-def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlier_olds: list[Value] | None = None) -> ValueUpdate:
+def decide_values(
+    statement: Statement, stored: list[Item], turn: int, *, earlier_olds: list[Value] | None = None, earlier_mentioned: list[Item] | None = None
+) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
     `earlier_olds`: values an earlier sentence of the same turn rejected with no new
@@ -188,14 +191,19 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
     maybe = [v for v in statement.values if v.maybe_old and any(_same_value(s, v.text) for s in stored)]
-    mentioned: list[Item] = []
+    mentioned: list[Item] = [s for s in (earlier_mentioned or []) if s in stored]
     if statement.change_cue or statement.strong_cue or statement.admission:
         # "黄老师那边换人了，现在是赵老师": a stored value named beside a new one of its kind, in
         # a sentence of change, is the one that changes (when no key says otherwise).
         for v in statement.values:
             if v.negated or v in maybe:
                 continue
-            mentioned += [s for s in stored if _same_value(s, v.text)]
+            same = [s for s in stored if _same_value(s, v.text)]
+            mentioned += same
+            # "Saturday's changed hands": what was said with Saturday (Nadia drives) changes too.
+            for anchor in same:
+                mentioned += [s for s in stored if s is not anchor and s.kind != anchor.kind and s.kind in VALUE_KINDS and _contains_value(Item(key="", value=anchor.key, kind=anchor.kind), s.value)]
+    out.mentioned = mentioned
     olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
     news = [v for v in statement.values if not v.negated and v not in maybe]
     current = list(stored)
@@ -366,7 +374,7 @@ def _by_key(
         names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
     cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
     named = [s for s in (mentioned or []) if s in candidates and s.kind == v.kind and (v.kind != KIND_NAME or _titled(s.value) == _titled(v.text))]
-    if cued and named and not (statement.additive and not statement.change_cue):
+    if (cued or statement.change_cue) and named and not (statement.additive and not statement.change_cue):
         # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     own = (content_stems(v.context) | content_stems(v.key)) - names
