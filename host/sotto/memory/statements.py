@@ -49,8 +49,12 @@ _EN_QUANTITY = re.compile(
     rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?:{_UNIT_WORD}))?)",
     re.I,
 )
+_QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
+_EN_FRACTION = re.compile(
+    r"\b(?:half|a half|a quarter|quarter|three quarters|a third|one and a half|(?:\d+|one|two|three) and a half)(?: of)? (?:a |an )(?P<unit>[a-z][a-z-]+)\b", re.I
+)  # "half a cup", "one and a half teaspoons" is a count with its unit
 _EN_ID = re.compile(
-    r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}[A-Z]?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
+    r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}(?:[A-Z]|\s[B-HJ-Z](?![\w'’]))?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
 )
 # "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
 _EN_LABELLED = re.compile(
@@ -75,7 +79,7 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
-_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
 _EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
 _TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
 _CAP = r"[A-Z][\w'’-]*"
@@ -315,6 +319,12 @@ def _en_values(text: str) -> list[Value]:
         taken.append((start, end))
         found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in _QUOTED.finditer(text):
+        inner = "q" if m.group("q") is not None else "q2"
+        if m.group(inner) is not None:
+            add(m.start(inner), m.end(inner), KIND_NAME)  # 'write "Happy 80th" on it': verbatim, nothing inside is a value
+    for m in _EN_FRACTION.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _EN_ADDRESS.finditer(text):
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
@@ -435,6 +445,9 @@ def _en_values(text: str) -> list[Value]:
             v.negated = True
         elif _EN_FROM_TO.search(before[-12:]) and re.match(r"^\s+(?:to|until|till)\b", text[v.end:], re.I):
             v.maybe_old = True
+        if v.kind in (KIND_NUMBER, KIND_QUANTITY) and v.text[:1].isdigit() and text[v.start - 1: v.start] in ("£", "€", "¥", "$"):
+            v.start -= 1  # "£14": the currency is part of the amount
+            v.text = text[v.start: v.end]
         if v.kind == KIND_NUMBER and v.text.lower() in ("one", "a", "an") :
             v.kind = ""  # "one" alone is a pronoun far more often than a value
     return [v for v in found if v.kind and not (v.kind == KIND_NUMBER and v.text.lower() in ("one",))]
@@ -489,7 +502,7 @@ def _is_name_word(word: str) -> bool:
     for suffix, repl in (("ing", ("", "e")), ("ed", ("", "e")), ("ies", ("y",)), ("es", ("",)), ("s", ("",)), ("er", ("", "e")), ("ly", ("",))):
         if low.endswith(suffix):  # only a real ending is taken off: "Carla" is not "car" + "la"
             forms |= {low[: -len(suffix)] + r for r in repl}
-    return not any(f in words for f in forms if len(f) >= 3)
+    return low not in words and not any(f in words for f in forms if len(f) >= 3)  # "Go" is a word too
 
 
 def _en_copula_key(text: str, value: Value) -> str:
@@ -537,6 +550,8 @@ def _zh_values(text: str) -> list[Value]:
         taken.append((start, end))
         found.append(Value(text[start:end], kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in _QUOTED.finditer(text):
+        add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
     for m in _ZH_ADDRESS.finditer(text):
         start = m.start()
         while start < m.end() and text[start] in "在到去从于住是寄送":
@@ -559,6 +574,10 @@ def _zh_values(text: str) -> list[Value]:
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
         end = m.end()
+        if text[m.start() - 1: m.start()] == "第":
+            continue  # "第二本": an ordinal, not a count
+        if m.group("num") == "一" and text[end:end + 1] in ("是", "要", "给"):
+            continue  # "一本是《活着》": one of them, not a count
         for i in range(m.start("unit") + 1, m.end()):
             if starts.get(i, "n")[:1] in "dcpryexuv":  # "八寸肯定不够": the unit is 寸, "肯定" is not counted
                 unit, end = text[m.start("unit"): i], i
