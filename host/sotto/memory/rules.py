@@ -355,6 +355,54 @@ def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str]
     return None
 
 
+_EN_OBJECT = re.compile(r"\b(?:the|a|an|some)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", re.I)
+_EN_NO_OBJECT = re.compile(r"\b(?:no|not the|not a|not an)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b", re.I)
+
+
+def _np(text: str) -> str:
+    """A noun phrase without the words that follow its noun ("sea bass for dinner" -> "sea bass")."""
+    words = []
+    for word in text.split():
+        if word.lower() in EN_STOPWORDS or word.lower() in L.EN_EMPTY_WORDS:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
+def _object_swap(text: str, anchors: list[str], state: SessionState) -> tuple[str, str] | None:
+    """"Carlos changed his mind, he's going for the lamb" after "Carlos wants the sea bass":
+    the thing said with a person in a sentence of change replaces the thing stored with them."""
+    new_np = ""
+    old_np = ""
+    no = _EN_NO_OBJECT.search(text)
+    if no:
+        old_np = _np(no.group("np"))
+    for m in _EN_OBJECT.finditer(text):
+        if no is None or m.start() < no.start() or m.start() > no.end():
+            candidate = _np(m.group("np"))
+            if candidate and content_stems(candidate):
+                new_np = candidate
+                if no is not None:
+                    break  # "A fringe, she says, and no bob": the first thing said is the new one
+    if not new_np:
+        return None
+    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE]
+    for note in notes:
+        for clause in re.split(r"[,;:]|\band\b|\bbut\b", note):
+            if not any(re.search(rf"(?<![A-Za-z]){re.escape(a)}(?![A-Za-z])", clause) for a in anchors):
+                continue
+            if old_np:
+                if re.search(rf"\b{re.escape(old_np)}\b", clause, re.I):
+                    return old_np, new_np
+                continue
+            found = list(_EN_OBJECT.finditer(clause))
+            if found:
+                old = _np(found[-1].group("np"))
+                if old and old.lower() != new_np.lower() and content_stems(old):
+                    return old, new_np
+    return None
+
+
 def _cancelled(w: _Working, what: str) -> list[Item]:
     wanted = content_stems(what)
     if not wanted:
@@ -373,11 +421,13 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     rejected: list = []  # values a sentence rejected without giving the new one
     carried: Statement | None = None  # a sentence of change with no value: "Lily changed her mind again."
     mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
+    previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
     for sentence in sentences:
         if _is_closing(sentence, lang):
             result.closing = True
             continue
         st = read_sentence(sentence, lang)
+        before = previous if carried is not None else ""
         if carried is not None and not st.question:
             # "Oh, I got the day wrong. The 13th ...": the cue and what it was about carry
             # over to the sentence that gives the value.
@@ -426,6 +476,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
         mentioned = values.mentioned if gave_nothing else []
         carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
+        previous = st.text if carried is not None else ""
         replaced = w.apply(values.decisions)
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
@@ -433,6 +484,14 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
         if not replaced and (st.change_cue or st.admission or st.strong_cue or graded or plain):
             swap = _head_swap(st, w.state, lang)
+            if swap is not None:
+                w.propagate(swap[0], swap[1], None)
+                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
+                result.retired.append(swap[0])
+                replaced = True
+        if not replaced and lang == "en" and (st.change_cue or st.admission or st.strong_cue):
+            anchors = [i.value for i in _typed(w.stored()) if i.kind == "name" and re.search(rf"(?<![A-Za-z]){re.escape(i.value)}(?![A-Za-z])", f"{before} {st.text}")]
+            swap = _object_swap(st.text, anchors, w.state) if anchors else None
             if swap is not None:
                 w.propagate(swap[0], swap[1], None)
                 result.corrections.append(Replacement(old=swap[0], new=swap[1]))
