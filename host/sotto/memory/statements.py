@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
@@ -62,7 +62,11 @@ _EN_LABELLED = re.compile(
 _EN_ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b")
 # "a table for four", "lasagne for six": a bare count after "for" counts people.
 _EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
-_EN_FOR_COUNT = re.compile(rf"\bfor ((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b(?=\s*(?:[,.;!?]|$|people|persons|guests|tonight|on|at|this|next|tomorrow))", re.I)
+_EN_FOR_COUNT = re.compile(
+    rf"\b(?:for|we're|we are|we'll be|we will be|there'll be|there will be|there are|party of|table for|group of) (?:just |only )?((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b"
+    r"(?=\s*(?:[,.;!?:]|$|people|persons|guests|tonight|on|at|this|next|tomorrow|now|then|in total|altogether|of us))",
+    re.I,
+)  # "a table for six", "We're three, me, Carlos and Rosa": a count of people
 # "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
 _EN_MOVED_TO = re.compile(
     rf"\b(?:push|pushed|move|moved|bump|bumped|shift|shifted|change|changed|bring|brought|put|reschedule|rescheduled)\b[^,.;!?]{{0,30}}?(?<!up )\bto (?P<t>{_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?)\b(?! (?:people|persons|guests|of|[a-z]+s\b))",
@@ -98,7 +102,7 @@ _EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|\bno longer|\binstead of|\bra
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
     r"^\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
-    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|unavailable|not available|not coming|"
+    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|"
     r"a problem|problematic|full|booked|taken|busy|too (?:early|late|soon|much|many|far)|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
     re.I,
@@ -149,7 +153,7 @@ _ZH_ADDRESS = re.compile(r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班)|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
@@ -284,7 +288,8 @@ def _en_is_question(sentence: str) -> bool:
 
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
-    "instead please thanks too as well people's once twice thrice times daily altogether total all overall".split()
+    "instead please thanks too as well people's once twice thrice times daily altogether total all overall "
+    "while when whenever because since if unless though although as before after until till".split()
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
@@ -470,12 +475,17 @@ def _is_name_word(word: str) -> bool:
     w = word.strip("'’").removesuffix("'s").removesuffix("’s")
     if "'" in w or "’" in w:
         return False  # "There'll", "We'd": a contraction
+    if "-" in w.strip("-"):
+        return all(_is_name_word(part) for part in w.split("-") if part)  # "Twenty-eight" is no name; "Mary-Jane" is
     words = _english_words()
     low = w.lower()
     if w in words:
         return low not in words  # "Chloe", "Ella"; but "Go", "Mark" are words first
     # The list holds base forms: "Checking" is "check" + "ing".
-    forms = {low, low[:-3], low[:-3] + "e", low[:-2], low[:-2] + "e", low[:-1], low[:-3] + "y" if low.endswith("ies") else low}
+    forms = {low}
+    for suffix, repl in (("ing", ("", "e")), ("ed", ("", "e")), ("ies", ("y",)), ("es", ("",)), ("s", ("",)), ("er", ("", "e")), ("ly", ("",))):
+        if low.endswith(suffix):  # only a real ending is taken off: "Carla" is not "car" + "la"
+            forms |= {low[: -len(suffix)] + r for r in repl}
     return not any(f in words for f in forms if len(f) >= 3)
 
 
@@ -542,12 +552,18 @@ def _zh_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_DATE)
     for m in _ZH_ID.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
+    starts = _zh_word_starts(text)
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
+        end = m.end()
+        for i in range(m.start("unit") + 1, m.end()):
+            if starts.get(i, "n")[:1] in "dcpryexuv":  # "八寸肯定不够": the unit is 寸, "肯定" is not counted
+                unit, end = text[m.start("unit"): i], i
+                break
         before = text[max(0, m.start() - 3): m.start()]
         less = re.search(r"(?:少|减|减少|去掉)了?$", before) is not None
         more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加|多买|多要|多订|再来|再要|再买)了?$", before) is not None
-        add(m.start(), m.end(), KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
+        add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
     for m in _ZH_TITLED.finditer(text):
@@ -561,6 +577,8 @@ def _zh_values(text: str) -> list[Value]:
         if not _zh_looks_like_name(name):
             continue
         add(m.start("name"), m.end("name"), KIND_NAME)
+    for start, end in _zh_segmented_names(text):
+        add(start, end, KIND_NAME)
     for m in re.finditer(rf"\d+|[{_ZH_NUM}]{{2,}}", text):
         add(m.start(), m.end(), KIND_NUMBER)
     found.sort(key=lambda v: v.start)
@@ -568,6 +586,49 @@ def _zh_values(text: str) -> list[Value]:
         if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or _ZH_NEGATED_AFTER.match(text[v.end:]):
             v.negated = True
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba_tokenizer() -> Any:
+    import logging
+
+    import jieba  # type: ignore[import-not-found,import-untyped]
+    import jieba.posseg  # type: ignore[import-not-found,import-untyped]
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba.posseg.POSTokenizer(jieba.Tokenizer())
+
+
+def zh_words(text: str) -> list[tuple[str, str]]:
+    """Chinese words with their part of speech (jieba's tags: n noun, ns place, m numeral ...)."""
+    return [(w, f) for w, f in _jieba_tokenizer().cut(text)]
+
+
+def _zh_word_starts(text: str) -> dict[int, str]:
+    """Where each jieba word starts in `text`, with its part of speech."""
+    out: dict[int, str] = {}
+    pos = 0
+    for word, flag in zh_words(text):
+        out[pos] = flag
+        pos += len(word)
+    return out
+
+
+def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
+    """Person names jieba's tagger finds (刘建, 陈浩, 阿凯, and Latin names such as Tony),
+    kept only when they look like names: a surname or 阿/小/老 first, two or three characters."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for word, flag in _jieba_tokenizer().cut(text):
+        start = text.find(word, pos)
+        if start < 0:
+            continue
+        pos = start + len(word)
+        if flag in ("nr", "nrfg") and 2 <= len(word) <= 3 and (word[0] in _ZH_SURNAMES or word[0] in "阿小老") and not any(c in ZH_FUNCTION_CHARS for c in word[1:]):
+            out.append((start, pos))
+        elif flag == "eng" and re.fullmatch(r"[A-Z][a-z]{1,15}", word):
+            out.append((start, pos))
+    return out
 
 
 _ZH_SURNAMES = set(
