@@ -245,7 +245,9 @@ def decide_values(
         candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang)]
         decision: Decision | None = None
         # 1. the old value named in the sentence ("ends 0199, not 0190": its last digits)
-        for o in olds:
+        # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
+        stronger = v.weak and any(n is not v and n.kind == v.kind and not n.weak for n in news)
+        for o in ([] if stronger else olds):
             partial = [s for s in candidates if s.kind == KIND_NUMBER and v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
             if partial:
                 target = partial[-1]
@@ -377,7 +379,7 @@ def _by_key(
     if (cued or statement.change_cue) and named and not (statement.additive and not statement.change_cue):
         # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
-    own = (content_stems(v.context) | content_stems(v.key)) - names
+    own = (content_stems(v.context) | content_stems(v.key)) - names - _KIND_NOUNS  # "her number is ...": "number" says no more than the kind
     frame_keys = statement.frame_keys - names
     scored: list[tuple[int, int, Item]] = []
     for order, s in enumerate(candidates):
@@ -389,7 +391,9 @@ def _by_key(
             overlap += len(keys & (frame_keys - own))
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
-        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue):
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and not _titled(s.value) and any(_titled(c.value) for c in candidates if c.kind == KIND_NAME):
+            continue  # "Mr. Osei is covering Kofi": a teacher replaces a teacher, never the child or "her brother"
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue or statement.change_cue):
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _spelled_again(v.text, s.value):
             overlap += 5  # "the name's spelt Garreth": the same name, spelled right
