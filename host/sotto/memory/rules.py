@@ -58,6 +58,8 @@ _EN_CORRECTIONS = [
     re.compile(rf"\binstead of\s+(?P<old>{_NO_PUNCT}+?)\s*,\s*(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s+instead of\s+(?P<old>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>\b\w[\w-]*(?: \w[\w-]*)?)\s+(?:would|will|might|is|looks?|sounds?|seems?|works?)?\s*(?:be |look |sound |work )?(?:better|nicer|preferable) than\s+(?P<old>{_NO_PUNCT}+?)(?:\s+for\b{_NO_PUNCT}*)?$", re.I),
+    re.compile(r"\bmore\s+(?P<new>[a-z][\w-]*)\s+than\s+(?P<old>[a-z][\w-]*)\b", re.I),  # "it's more navy than black"
+    re.compile(r"\b(?P<new>[a-z][\w-]*)\s+over\s+(?P<old>[a-z][\w-]*)\b(?!\s+(?:the|a|an|to|there|here)\b)", re.I),  # "I'd go dove over charcoal"
     re.compile(rf"(?:^|,\s*)not\s+(?P<old>[^,.;!?—–]+?)\s*(?:[,—–]\s*(?:but\s+)?|\s+-\s+|\s+but\s+)(?:it'?s\s+)?(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>[^,.;!?—–]+?)\s*(?:[,—–]|\s-)\s*(?:and\s+)?not\s+(?P<old>{_NO_PUNCT}+?)\s*[.!]?$", re.I),
 ]

@@ -49,6 +49,18 @@ _EN_QUANTITY = re.compile(
     rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?:{_UNIT_WORD}))?)",
     re.I,
 )
+# Numbers said as one value: "132 over 85", "age 9-10", "14.06.2019", "18 k", "300×600", "3 by 4 m".
+_EN_NUMERIC = re.compile(
+    r"\b(?:[A-Z] ?)?\d+(?:[.,]\d+)*(?:\s?(?:-|/|×|\*|x|over|by)\s?\d+(?:[.,]\d+)*)+(?:\s?(?:k|km|kg|g|mg|ml|mm|cm|m|l|M|GB|MB|TB|mAh|W|V|%))?\b(?!\s?(?:am|pm|a\.m|p\.m)\b)"
+    r"|\b\d+(?:\.\d+){2,}\b"
+    r"|\b\d+(?:\.\d+)?\s?(?:k|km|kg|mg|ml|mm|cm|GB|MB|TB|mAh|%)(?![\w'])"
+)
+_ZH_DIGIT = "零〇一二三四五六七八九幺"
+_ZH_NUMERIC = re.compile(
+    rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9])"  # 摊位号B十七, 护照号 E 八八三四五六七二
+    rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
+    rf"|[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups
+)
 _QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
 _EN_FRACTION = re.compile(
     r"\b(?:half|a half|a quarter|quarter|three quarters|a third|one and a half|(?:\d+|one|two|three) and a half)(?: of)? (?:a |an )(?P<unit>[a-z][a-z-]+)\b", re.I
@@ -142,7 +154,7 @@ _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
     rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
 _ZH_ID = re.compile(r"[\u4e00-\u9fff]?(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
@@ -160,7 +172,7 @@ _ZH_ADDRESS = re.compile(
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班)|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人)|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
@@ -290,6 +302,8 @@ def _en_is_question(sentence: str) -> bool:
         return False
     if sentence.rstrip().endswith("?"):
         return True
+    if sentence.rstrip().endswith((".", "!")):
+        return False  # "Did the bedroom again, it's 146.": said with a full stop, a statement
     return _EN_QUESTION_START.match(s) is not None
 
 
@@ -323,6 +337,8 @@ def _en_values(text: str) -> list[Value]:
         inner = "q" if m.group("q") is not None else "q2"
         if m.group(inner) is not None:
             add(m.start(inner), m.end(inner), KIND_NAME)  # 'write "Happy 80th" on it': verbatim, nothing inside is a value
+    for m in _EN_NUMERIC.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_FRACTION.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _EN_ADDRESS.finditer(text):
@@ -552,6 +568,8 @@ def _zh_values(text: str) -> list[Value]:
 
     for m in _QUOTED.finditer(text):
         add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
+    for m in _ZH_NUMERIC.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_ADDRESS.finditer(text):
         start = m.start()
         while start < m.end() and text[start] in "在到去从于住是寄送":
@@ -609,6 +627,8 @@ def _zh_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_NUMBER)
     found.sort(key=lambda v: v.start)
     for v in found:
+        if v.kind == KIND_NUMBER and re.fullmatch(rf"[{_ZH_DIGIT}]+(?:[，,\s]+[{_ZH_DIGIT}]+)+", v.text):
+            v.text = re.sub(r"[，,\s]+", "", v.text)  # the pauses of reading a number in groups are not part of it
         if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or _ZH_NEGATED_AFTER.match(text[v.end:]):
             v.negated = True
     return found
@@ -623,6 +643,11 @@ def _jieba_tokenizer() -> Any:
 
     jieba.setLogLevel(logging.WARNING)
     return jieba.posseg.POSTokenizer(jieba.Tokenizer())
+
+
+def warm_up() -> None:
+    """Load the Chinese segmenter's dictionary now (about a second), so no turn waits for it."""
+    list(_jieba_tokenizer().cut("你好"))  # the dictionary loads on the first cut
 
 
 def zh_words(text: str) -> list[tuple[str, str]]:
@@ -788,7 +813,11 @@ def read_sentence(sentence: str, lang: str) -> Statement:
         if lang == "en" and v.kind == KIND_TIME and v.text.endswith(".") and not re.search(r"[ap]\.m\.$", v.text, re.I):
             v.text = v.text[:-1]  # the sentence's full stop, not an "a.m."
             v.end -= 1
-        v.key = _without_values(reader.copula_key(text, v), st.values).lstrip("把将")
+        said_key = reader.copula_key(text, v)
+        v.key = _without_values(said_key, st.values).lstrip("把将")
+        if said_key and not content_stems(v.key):
+            # "Leo's is £18": whose it is, is all the key there is.
+            v.key = _without_values(said_key, [o for o in st.values if o.kind != KIND_NAME]).lstrip("把将")
     for v in st.values:
         if v.kind == KIND_NUMBER and _PEOPLE_KEY.search(v.key) and re.fullmatch(rf"[{_ZH_NUM}]+|\d+|[a-z]+(?:[- ][a-z]+)?", v.text, re.I):
             v.kind, v.unit = KIND_QUANTITY, ("人" if lang == "zh" else "people")  # "人数改成四十": forty people

@@ -110,6 +110,10 @@ def number_of(text: str) -> float | None:
 
 
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
+    if stored.kind == value.kind == KIND_NUMBER:
+        a, b = _label(stored.value), _label(value.text)
+        if a and b and a != b:
+            return False  # "£21" never replaces "Year 5": numbers said with different labels are different things
     if stored.kind == value.kind:
         if value.kind == KIND_NUMBER and _is_bare_number(value.text) != _is_bare_number(stored.value):
             return False  # "book four" does not replace the code "AV-6620-K"
@@ -282,6 +286,10 @@ def decide_values(
                 # The new value is about what the old one was about, and what was said now.
                 joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
                 new_item.key = _dedupe_words(joined)[:60]
+            parts = decision.target.value.split()
+            if v.kind == KIND_NAME and len(parts) > 1 and len(v.text.split()) == 1 and any(_spelled_again(v.text, p) for p in parts):
+                # "Kearny" after "Siobhan Kearney": the surname is respelled, the first name stays.
+                new_item.value = " ".join(v.text if _spelled_again(v.text, p) else p for p in parts)
             old_digits, new_digits = re.sub(r"\D", "", decision.target.value), re.sub(r"\D", "", v.text)
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
                 # "the last four digits are 8837": the rest of the number stays.
@@ -395,10 +403,12 @@ def _by_key(
             continue  # "Mr. Osei is covering Kofi": a teacher replaces a teacher, never the child or "her brother"
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue or statement.change_cue):
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
-        if v.kind == KIND_NAME and s.kind == KIND_NAME and _spelled_again(v.text, s.value):
-            overlap += 5  # "the name's spelt Garreth": the same name, spelled right
-        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
-            overlap += 2  # "WM-7240" after "WM-7420": the same code read again
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(_norm(s.value), _norm(v.text)):
+            overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
+        if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text):
+            overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
+            overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
         if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY:
             overlap += 2  # same unit: the same count ("so eight people now")
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
@@ -443,6 +453,33 @@ def _same_shape(a: str, b: str) -> bool:
     if pattern(sa) != pattern(sb):
         return False
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
+
+
+def _digits_swapped(a: str, b: str) -> bool:
+    da, db = re.sub(r"\D", "", _norm(a)), re.sub(r"\D", "", _norm(b))
+    return len(da) >= 3 and da != db and sorted(da) == sorted(db)
+
+
+def _respelled(new: str, old: str, lang: str) -> bool:
+    """The same name spelled again: one or two letters apart (also one part of a full name), or
+    in Chinese the same sound written with another character (陈墨 for 陈默)."""
+    if lang == "zh" or re.search(r"[\u4e00-\u9fff]", new):
+        if len(new) != len(old) or new == old or new[0] != old[0]:
+            return False
+        from pypinyin import lazy_pinyin  # type: ignore[import-not-found,import-untyped]
+
+        return bool(lazy_pinyin(new) == lazy_pinyin(old))
+    return any(_spelled_again(new, part) for part in [old, *old.split()]) or any(_spelled_again(part, old) for part in new.split())
+
+
+def _label(text: str) -> str:
+    """What a number is said with: "£" of "£18", "year" of "Year 5", "%" of "20%" ("" for a bare number or a code)."""
+    if re.search(r"[A-Za-z]\d|\d[A-Za-z]", text):
+        return ""
+    if re.search(r"[\u3400-\u9fff]", text):
+        return re.sub(r"[\dA-Za-z.,\s零〇一二两三四五六七八九十百千万]+", "", text)  # "B座" and "C座": 座
+    label = re.sub(r"[\d.,\s]+", " ", text).strip().lower()
+    return "" if len(label) == 1 and label.isalpha() else label
 
 
 def _titled(name: str) -> bool:
