@@ -88,6 +88,13 @@ _EN_CANCEL = re.compile(
     r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all))?$",
     re.I,
 )
+# A retraction said inside a sentence: "Leave the mattress off", 滑板车就不拿了, 不用软饭了.
+_EN_RETRACT = re.compile(
+    r"\bleave (?:the |my |our )?(?P<what>[a-z][\w -]{1,30}?) (?:off|out)\b"
+    r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)",
+    re.I,
+)
+_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:拿|要|带|买|订|做|用|去|卖|办)了|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了")
 _ZH_CANCEL = re.compile(rf"^(?:算了[，,]?\s*)?(?:取消|不要|算了|别)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
 _EN_PREFERENCE = re.compile(r"\bI (?:really )?(?:like|love|prefer|enjoy|hate|dislike)\b", re.I)
 _ZH_PREFERENCE = re.compile(r"我(?:很|最|比较)?(?:喜欢|爱|偏好|讨厌|不喜欢)")
@@ -464,6 +471,29 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 result.removed += doomed
                 result.decisions += [Decision(DELETE, None, d, "cancelled") for d in doomed]
                 patch.drop_items.append(_core(cancel.group("what")))
+                continue
+        retract = (_ZH_RETRACT if lang == "zh" else _EN_RETRACT).search(body)
+        retracted_part = False
+        if retract and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
+            what = retract.group("what") or retract.group("what2") or ""
+            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or L.strip_zh_discourse(what) in i.value or what.lower() in i.value.lower()]
+            for item in [i for i in doomed if i.kind == KIND_NOTE]:
+                # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
+                clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", item.value) if c.strip(" ，,;；")]
+                kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
+                if kept and len(kept) < len(clauses):
+                    rest = "".join(kept).strip(" ，,;；") if lang == "zh" else " ".join(kept).strip(" ,;")
+                    w.replace_item(item, Item(key=_key_of(rest, lang), value=rest, kind=KIND_NOTE, turn=item.turn))
+                    doomed = [d for d in doomed if d is not item]
+                    result.decisions.append(Decision(UPDATE, None, item, "retracted in part"))
+                    retracted_part = True
+            if doomed:
+                w.remove(doomed)
+                result.removed += doomed
+                result.decisions += [Decision(DELETE, None, d, "retracted") for d in doomed]
+                patch.drop_items.append(_core(what))
+                continue
+            if retracted_part:
                 continue
         name = _self_name(body, lang)
         if name:

@@ -138,6 +138,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
 
 
 def _is_bare_number(text: str) -> bool:
+    if re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()):
+        return False  # "二五零八": digits read one by one, a code
     return re.fullmatch(rf"(?:\d{{1,3}}(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
 
 
@@ -378,6 +380,7 @@ def _by_key(
     for o in statement.values:
         if o.kind == KIND_NAME:
             names |= content_stems(o.text)
+    names_in_sentence = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
     said_names: set[str] = set()
     if v.cue or statement.strong_cue or statement.admission or statement.proposal:
         said_names = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
@@ -395,6 +398,9 @@ def _by_key(
         # The value's own clause counts most; the rest of the sentence helps ("the train's
         # delayed, arriving 3:25 now": the arrival is the train's).
         overlap = 2 * len(keys & own) + len(keys & said_names)
+        if keys and not keys - known_names - names_in_sentence:
+            # A value stored only under a person's name ("Ella's at 8:15"): the person named again is its key.
+            overlap += 2 * len(keys & (names_in_sentence | statement.frame_keys))
         if statement.change_cue or not own:
             overlap += len(keys & (frame_keys - own))
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
