@@ -21,7 +21,7 @@ from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.statements import Statement, asked_kinds, content_stems, read_sentence, zh_words
 from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, UPDATE, Decision, decide_values, replace_in_items
+from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -431,6 +431,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     carried: Statement | None = None  # a sentence of change with no value: "Lily changed her mind again."
     mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
     previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
+    named_people: list[Item] = []  # stored people named again in this turn ("Hannah's got builders in.")
     for sentence in sentences:
         if _is_closing(sentence, lang):
             result.closing = True
@@ -452,6 +453,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             if kinds:
                 # "And on the other days?" asks again for what the last question asked.
                 w.state.last_topic = kinds[0]
+            # "Oh, Marco's off that week? Fine, Kezia then.": the value the question rules out is the old one.
+            rejected = [v for v in st.values if v.negated]
             continue
         body = st.text.strip(" ,，.。!！?？")
         body = re.sub(r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?(?:also\s+)?|please\s+)", "", body, flags=re.I)
@@ -502,7 +505,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 patch.add_names.append(name)
             st.values = [v for v in st.values if v.text != name and name not in v.text]
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
-        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned)
+        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people)
+        named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
         rejected = [v for v in st.values if v.negated] if not news else []
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)

@@ -645,6 +645,11 @@ def _jieba_tokenizer() -> Any:
     return jieba.posseg.POSTokenizer(jieba.Tokenizer())
 
 
+def is_role_word(text: str) -> bool:
+    """A person named by their role ("my sister", 孩子奶奶) rather than by name."""
+    return _EN_KIN.fullmatch(text.strip()) is not None or _ZH_KIN.fullmatch(text.strip()) is not None
+
+
 def warm_up() -> None:
     """Load the Chinese segmenter's dictionary now (about a second), so no turn waits for it."""
     list(_jieba_tokenizer().cut("你好"))  # the dictionary loads on the first cut
@@ -679,6 +684,8 @@ def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
             out.append((start, pos))
         elif flag == "eng" and re.fullmatch(r"[A-Z][a-z]{1,15}", word):
             out.append((start, pos))
+        elif len(word) == 2 and word[0] in "小老" and word[1] in _ZH_SURNAMES:
+            out.append((start, pos))  # 小何, 老周: a surname with 小/老 is how colleagues are named
     return out
 
 

@@ -33,7 +33,7 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
-from sotto.memory.statements import Statement, Value, content_stems, unit_key
+from sotto.memory.statements import Statement, Value, content_stems, is_role_word, unit_key
 from sotto.memory.text import EN_NUMBER_WORDS
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -187,7 +187,13 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
 
 
 def decide_values(
-    statement: Statement, stored: list[Item], turn: int, *, earlier_olds: list[Value] | None = None, earlier_mentioned: list[Item] | None = None
+    statement: Statement,
+    stored: list[Item],
+    turn: int,
+    *,
+    earlier_olds: list[Value] | None = None,
+    earlier_mentioned: list[Item] | None = None,
+    earlier_names: list[Item] | None = None,
 ) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
@@ -277,6 +283,12 @@ def decide_values(
             continue
         if decision is None and candidates:
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned)
+        if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
+            # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
+            # in the same turn: the new one takes the place of the one named.
+            before = [s for s in (earlier_names or []) if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
+            if before:
+                decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
         if decision is None:
             decision = Decision(ADD, new_item, None, "a new value")
         out.decisions.append(decision)
@@ -441,7 +453,8 @@ def _by_key(
     if cued and not adds and named:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
-        latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
+        people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
+        latest = max(people or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
