@@ -412,6 +412,35 @@ def _object_swap(text: str, anchors: list[str], state: SessionState) -> tuple[st
     return None
 
 
+_ZH_CHOOSE = re.compile(r"要|用|选|换|改|定|买|订|拿|做|吃|喝|打|带|穿")
+
+
+def _zh_topic_swap(text: str, state: SessionState) -> tuple[str, str] | None:
+    """"三等奖那个，大家投票要电动牙刷" after "三等奖保温杯": a stored topic said first, then a new
+    thing chosen for it, replaces the thing stored with that topic."""
+    words = zh_words(text)
+    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE] + [state.current_task]
+    nouns = [(i, w) for i, (w, f) in enumerate(words) if (f.startswith("n") and f != "nr" or f in ("l", "vn", "eng")) and len(w) >= 2]
+    if not nouns:
+        return None
+    first_i, anchor = nouns[0]
+    if sum(len(w) for w, _ in words[:first_i]) > 3 or not any(anchor in n for n in notes):
+        return None  # the topic comes first: "三等奖那个，…"
+    chosen = [w for i, w in nouns[1:] if i > first_i and any(_ZH_CHOOSE.search(v) for v, f in words[first_i:i] if f.startswith("v"))]
+    if not chosen or any(chosen[-1] in n for n in notes):
+        return None
+    new = chosen[-1]
+    for note in notes:
+        for clause in re.split(r"[，。；,;！!]", note):
+            if anchor not in clause:
+                continue
+            after = zh_words(clause[clause.index(anchor) + len(anchor):])
+            olds = [w for w, f in after if f.startswith("n") and len(w) >= 2 and w != anchor]
+            if olds:
+                return olds[0], new
+    return None
+
+
 def _cancelled(w: _Working, what: str) -> list[Item]:
     wanted = content_stems(what)
     if not wanted:
@@ -520,6 +549,13 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
         if not replaced and (st.change_cue or st.admission or st.strong_cue or graded or plain):
             swap = _head_swap(st, w.state, lang)
+            if swap is not None:
+                w.propagate(swap[0], swap[1], None)
+                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
+                result.retired.append(swap[0])
+                replaced = True
+        if not replaced and lang == "zh" and plain:
+            swap = _zh_topic_swap(st.text, w.state)
             if swap is not None:
                 w.propagate(swap[0], swap[1], None)
                 result.corrections.append(Replacement(old=swap[0], new=swap[1]))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from sotto.memory import language as L
-from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, stem
@@ -61,6 +61,17 @@ _ZH_NUMERIC = re.compile(
     rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
     rf"|[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups
 )
+# Choices from closed sets: colours and sizes ("the silver one", "medium", 米色的, 大号).
+_EN_COLOURS = (
+    "red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|gold|golden|navy|beige|cream|ivory|"
+    "charcoal|teal|turquoise|maroon|burgundy|olive|lilac|lavender|mint|coral|peach|tan|khaki|dove|magenta|mustard|bronze|copper"
+)
+_EN_CHOICE = re.compile(
+    rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
+    r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)",
+    re.I,
+)
+_ZH_CHOICE = re.compile(r"(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)|[大中小](?:号|杯|码)|加大码")
 _QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
 _EN_FRACTION = re.compile(
     r"\b(?:half|a half|a quarter|quarter|three quarters|a third|one and a half|(?:\d+|one|two|three) and a half)(?: of)? (?:a |an )(?P<unit>[a-z][a-z-]+)\b", re.I
@@ -113,7 +124,11 @@ _EN_NOT_NAMES = frozenset(
 )
 _COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|becomes|has become|equals|=|:)\s+$", re.I)
 _EN_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|so)\s+|\s+(?:and|but)\s+(?=(?:the|my|our|his|her|their|it|we|i|they|she|he)\b)|,)\s*", re.I)
-_EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno)\s+(?:the |at |on |for |in )?$", re.I)
+_EN_NEGATED_BEFORE = re.compile(
+    r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno"
+    r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to))\s+(?:the |at |on |for |in )?$",
+    re.I,
+)  # "he can't do the ninth": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
@@ -258,14 +273,24 @@ def content_stems(text: str) -> set[str]:
             continue
         keys.add(stem(word))
     for run in re.findall(r"[\u3400-\u9fff]+", lowered):
-        for i in range(len(run) - 1):
-            pair = run[i : i + 2]
-            if pair in L.ZH_EMPTY_WORDS or all(c in ZH_FUNCTION_CHARS for c in pair):
-                continue
-            if pair[0] in ZH_FUNCTION_CHARS and pair[1] in ZH_FUNCTION_CHARS:
-                continue
-            keys.add(pair)
+        keys |= _zh_content_words(run)
     return keys
+
+
+@functools.lru_cache(maxsize=8192)
+def _zh_content_words(run: str) -> frozenset[str]:
+    """The words of a Chinese run that can carry a key: 一等奖 and 二等奖 are different words
+    (character pairs would share 等奖)."""
+    out: set[str] = set()
+    for word, flag in zh_words(run):
+        if word in L.ZH_EMPTY_WORDS or all(c in ZH_FUNCTION_CHARS for c in word):
+            continue
+        if len(word) < 2 and flag[:1] != "n":
+            continue  # a single character carries a key only as a noun (弟); 吃, 寄 are said of everything
+        if flag[:1] in ("u", "p", "c", "d", "r", "y", "e", "m", "x", "q"):
+            continue  # particles, prepositions, adverbs, pronouns, numerals: no key
+        out.add(word)
+    return frozenset(out)
 
 
 def unit_key(unit: str, lang: str) -> str:
@@ -276,7 +301,8 @@ def unit_key(unit: str, lang: str) -> str:
             return "people"
         if u == "个":
             return ""  # the general measure word says nothing of what is counted
-        return u
+        u = u.replace("钟头", "小时")  # 四个钟头 counts what 四个小时 counts
+        return u[1:] if u.startswith("个") and len(u) > 1 else u
     if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS:
         return "people"
     return " ".join(stem(w.replace("’", "'").removesuffix("'s")) for w in u.split())
@@ -339,6 +365,8 @@ def _en_values(text: str) -> list[Value]:
             add(m.start(inner), m.end(inner), KIND_NAME)  # 'write "Happy 80th" on it': verbatim, nothing inside is a value
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_CHOICE.finditer(text):
+        add(m.start(), m.end(), KIND_ITEM)
     for m in _EN_FRACTION.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _EN_ADDRESS.finditer(text):
@@ -551,7 +579,7 @@ def _zh_is_question(sentence: str) -> bool:
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
         return False
     # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
-    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成|有)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
     return _ZH_QUESTION.search(s) is not None
 
@@ -570,6 +598,9 @@ def _zh_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
     for m in _ZH_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
+    for m in _ZH_CHOICE.finditer(text):
+        end = m.end() - (1 if m.group(0).endswith("的") else 0)
+        add(m.start(), end, KIND_ITEM)  # "白的" is the colour 白
     for m in _ZH_ADDRESS.finditer(text):
         start = m.start()
         while start < m.end() and text[start] in "在到去从于住是寄送":
@@ -643,6 +674,13 @@ def _jieba_tokenizer() -> Any:
 
     jieba.setLogLevel(logging.WARNING)
     return jieba.posseg.POSTokenizer(jieba.Tokenizer())
+
+
+def choice_class(text: str) -> str:
+    """Which closed set a choice belongs to: "colour" or "size"."""
+    if re.search(r"\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b|[大中小](?:号|杯|码)|加大码", text, re.I):
+        return "size"
+    return "colour"
 
 
 def is_role_word(text: str) -> bool:
@@ -756,7 +794,7 @@ def _set_contexts(text: str, values: list[Value], lang: str) -> None:
             if lo <= o.start and o.end <= hi and (o is v or o.kind in _SLOT_KINDS):
                 clause = clause[: o.start - lo] + " " + clause[o.end - lo :]
         v.context = " ".join(clause.split())
-        v.cue = L.has_change_cue(text[lo:hi], lang)
+        v.cue = L.has_change_cue(text[lo:hi], lang) or (lang != "zh" and re.search(r"\b(?:so|that makes|making it)\s+$", text[: v.start], re.I) is not None)  # "..., so three"
         if v.kind == KIND_TIME:
             own = [o.text for o in values if o.kind == KIND_DATE and lo <= o.start < hi]
             # Else the day said last before it in the sentence ("on Tuesday, so 6:30").

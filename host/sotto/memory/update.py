@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from sotto.memory.items import (
     KIND_DATE,
+    KIND_ITEM,
     KIND_NAME,
     KIND_NUMBER,
     KIND_PLACE,
@@ -33,7 +34,7 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
-from sotto.memory.statements import Statement, Value, content_stems, is_role_word, unit_key
+from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.text import EN_NUMBER_WORDS
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -64,8 +65,13 @@ class ValueUpdate:
     mentioned: list[Item] = field(default_factory=list)  # stored values a sentence of change named
 
 
+_UNIT_SYNONYMS = (("个钟头", "小时"), ("钟头", "小时"), ("个小时", "小时"), ("hrs", "hours"), ("hr", "hour"), ("mins", "minutes"), ("kilos", "kg"))
+
+
 def _norm(text: str) -> str:
     out = " ".join(re.sub(r"[^\w:\u3400-\u9fff]+", " ", text.lower()).split())
+    for said, unit in _UNIT_SYNONYMS:  # "四个钟头" is "四个小时"
+        out = re.sub(rf"(?<![a-z]){said}(?![a-z])", unit, out)
     return re.sub(r"[零〇一二两三四五六七八九十百]+", _zh_digits, out)  # 十二层 and 12层 are one value
 
 
@@ -115,6 +121,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
         if a and b and a != b:
             return False  # "£21" never replaces "Year 5": numbers said with different labels are different things
     if stored.kind == value.kind:
+        if value.kind == KIND_ITEM:
+            return choice_class(stored.value) == choice_class(value.text)  # a colour replaces a colour, not a size
         if value.kind == KIND_NUMBER and _is_bare_number(value.text) != _is_bare_number(stored.value):
             return False  # "book four" does not replace the code "AV-6620-K"
         if value.kind == KIND_QUANTITY:
@@ -175,7 +183,7 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
         content = [w for w in re.findall(r"[A-Za-z][\w'’-]*", words) if content_stems(w)]
         key = " ".join(content[:6])
     if value.kind == KIND_QUANTITY and value.unit and value.unit not in key:
-        key = (value.unit + " " + key).strip() if lang != "zh" else value.unit + key
+        key = (value.unit + " " + key).strip()  # a space keeps 台 apart from 一等奖 for the segmenter too
     if lang != "zh" and value.kind in (KIND_DATE, KIND_TIME) and "until" not in key.lower() and (
         value.prep in ("until", "till", "through") or (value.prep == "to" and re.search(r"\bfrom\b", value.context, re.I))
     ):
@@ -225,6 +233,7 @@ def decide_values(
             known_names |= content_stems(item.value)
     # A negated value that is not stored and has no new value of its kind is just said.
     for v in news:
+        base: list[Item] = []
         if v.kind == KIND_QUANTITY and v.delta:
             wanted_unit = unit_key(v.unit, lang) if v.unit else ""
             base = [s for s in current if s.kind == KIND_QUANTITY and (not wanted_unit or _kind_compatible(s, v, lang))]
@@ -234,9 +243,10 @@ def decide_values(
             if not base:
                 base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
             absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta]
-            if absolute or not base:
+            if absolute:
                 out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
                 continue
+        if v.kind == KIND_QUANTITY and v.delta and base:
             # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
             target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & statement.frame_keys), base.index(s)))
             n_old, n_delta = number_of(target.value), number_of(v.text)
@@ -427,8 +437,8 @@ def _by_key(
             overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY:
-            overlap += 2  # same unit: the same count ("so eight people now")
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys):
+            overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
         scored.append((overlap, order, s))
@@ -472,6 +482,15 @@ def _same_shape(a: str, b: str) -> bool:
     if pattern(sa) != pattern(sb):
         return False
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
+
+
+def _siblings(a: set[str], b: set[str]) -> bool:
+    """Two keys naming different things of one kind: 一等奖 and 二等奖 (a shared head, another first part)."""
+    for x in a - b:
+        for y in b - a:
+            if len(x) == len(y) >= 2 and re.match(r"[\u3400-\u9fff]", x) and x[1:] == y[1:] and x[0] != y[0]:
+                return True
+    return False
 
 
 def _digits_swapped(a: str, b: str) -> bool:
