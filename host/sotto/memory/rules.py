@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sotto.engines.normalize import spoken_digit_groups
 from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
@@ -452,6 +453,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     """Read one final transcript and update the state by code; `result.state` is the new state."""
     words = " ".join(words.split())[:MAX_WORDS_CHARS]
     lang = lang or detect_lang(words)
+    # A code or phone number read digit by digit is written as digits ("six three three oh,
+    # one nine four eight" -> "6330 1948"); other number words stay as said.
+    words = spoken_digit_groups(words) if lang != "zh" else words
     patch = StatePatch()
     result = RuleResult(patch=patch, lang=lang)
     w = _Working(state.copy(), result, turn)

@@ -55,6 +55,18 @@ _EN_NUMERIC = re.compile(
     r"|\b\d+(?:\.\d+){2,}\b"
     r"|\b\d+(?:\.\d+)?\s?(?:k|km|kg|mg|ml|mm|cm|GB|MB|TB|mAh|%)(?![\w'])"
 )
+_EN_NUMBER_PHRASE = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+)
+# Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
+# "three thousand two hundred", "eighty-four fifty".
+_EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:(?:[- ]| and ){_EN_NUMBER_PHRASE})*"
+_EN_WORD_NUMERIC = re.compile(
+    rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:(?:[- ]| and ){_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
+    rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b",
+    re.I,
+)
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
 _ZH_NUMERIC = re.compile(
     rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9])"  # 摊位号B十七, 护照号 E 八八三四五六七二
@@ -377,6 +389,9 @@ def _en_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_TIME.finditer(text):
         add(m.start(), m.end(), KIND_TIME)
+    for m in _EN_WORD_NUMERIC.finditer(text):
+        if not re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
+            add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_DATE.finditer(text):
         word = m.group(0).lower()
         if word in ("may", "march") and not re.search(r"\d", text[m.end(): m.end() + 4]):
