@@ -69,7 +69,9 @@ _EN_WORD_NUMERIC = re.compile(
 )
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
 _ZH_NUMERIC = re.compile(
-    rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9])"  # 摊位号B十七, 护照号 E 八八三四五六七二
+    rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
+    rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
+    rf"|[一二两三四五六七八九]+[百千万][一二三四五六七八九](?![十百千万{_ZH_DIGIT}个位张只件台辆块元])"  # 摊位号B十七, 护照号 E 八八三四五六七二
     rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
     rf"|[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups
 )
@@ -93,12 +95,17 @@ _EN_ID = re.compile(
 )
 # "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
 _EN_LABELLED = re.compile(
-    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock)"
+    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|gen|generation|stage|version|series|mark|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock)"
     rf"\s+(?:#\s*)?(?:\d+[A-Za-z]?|[A-Z]\d+|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b",
     re.I,
 )
 # "22 Quarry Road", "9 Bell Yard", "Flat 3, 14 Mill Lane": a number before a capitalised name.
-_EN_ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b")
+_EN_ADDRESS = re.compile(
+    r"\b(?:\d{1,5}[A-Za-z]?|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?),? "
+    r"(?:[A-Z][a-z]+ ){1,3}(?:Street|St|Road|Rd|Lane|Close|Avenue|Ave|Drive|Way|Place|Crescent|Court|Terrace|Gardens|Grove|Row|Square|Hill|Walk|Mews|Park)\b"
+    r"|\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b"
+)  # "14 Larch Close", "fourteen Larch Close"
 # "a table for four", "lasagne for six": a bare count after "for" counts people.
 _EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
 _EN_FOR_COUNT = re.compile(
@@ -371,6 +378,8 @@ def _en_values(text: str) -> list[Value]:
         taken.append((start, end))
         found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
+        add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
     for m in _QUOTED.finditer(text):
         inner = "q" if m.group("q") is not None else "q2"
         if m.group(inner) is not None:
@@ -737,7 +746,7 @@ def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
             out.append((start, pos))
         elif flag == "eng" and re.fullmatch(r"[A-Z][a-z]{1,15}", word):
             out.append((start, pos))
-        elif len(word) == 2 and word[0] in "小老" and word[1] in _ZH_SURNAMES:
+        elif len(word) == 2 and (word[0] in "小老" and word[1] in _ZH_SURNAMES or word[0] in "大二三小" and word[1] in "宝毛妞娃"):
             out.append((start, pos))  # 小何, 老周: a surname with 小/老 is how colleagues are named
     return out
 
