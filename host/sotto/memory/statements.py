@@ -33,7 +33,7 @@ _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of
 _NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
-    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:{_NUM})(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
+    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
     rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
     rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
     rf"|noon|midday|midnight)",
@@ -82,9 +82,11 @@ _EN_COLOURS = (
 )
 _EN_CHOICE = re.compile(
     rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
-    r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)",
+    r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
+    r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then)|[,.;!?]|$)",
     re.I,
 )
+_EN_FREQUENCY_CHOICE = r"daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly"
 _ZH_CHOICE = re.compile(r"(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)|[大中小](?:号|杯|码)|加大码")
 _QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
 _EN_FRACTION = re.compile(
@@ -153,7 +155,7 @@ _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
     r"^\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
     r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|snug|tight|too small|too big|too short|too long|not enough|"
-    r"a problem|problematic|full|booked|taken|busy|too (?:early|late|soon|much|many|far)|no longer|awkward|out of the question)"
+    r"a problem|problematic|full|booked|taken|busy|(?:way |far |much |a bit |a little |just )?too \w+|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
     re.I,
 )
@@ -206,7 +208,7 @@ _ZH_ADDRESS = re.compile(
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人)|怕?不(?:太)?够|太小|太大|太少|太多|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
@@ -701,7 +703,9 @@ def _jieba_tokenizer() -> Any:
 
 
 def choice_class(text: str) -> str:
-    """Which closed set a choice belongs to: "colour" or "size"."""
+    """Which closed set a choice belongs to: "colour", "size" or "frequency"."""
+    if re.fullmatch(_EN_FREQUENCY_CHOICE, text.strip(), re.I):
+        return "frequency"
     if re.search(r"\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b|[大中小](?:号|杯|码)|加大码", text, re.I):
         return "size"
     return "colour"

@@ -315,7 +315,10 @@ def decide_values(
                 # "Kearny" after "Siobhan Kearney": the surname is respelled, the first name stays.
                 new_item.value = " ".join(v.text if _spelled_again(v.text, p) else p for p in parts)
             old_digits, new_digits = re.sub(r"\D", "", decision.target.value), re.sub(r"\D", "", v.text)
-            if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
+            fixed = _fixed_group(decision.target.value, v.text) if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER else None
+            if fixed is not None:
+                new_item.value = fixed  # "the middle bit is 4477": the rest of the code stays
+            elif v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
                 # "the last four digits are 8837": the rest of the number stays.
                 new_item.value = _replace_tail_digits(decision.target.value, new_digits)
             month = re.search(r"\s+of\s+[A-Z][a-z]+$|^[A-Z][a-z]+(?=\s+\d)", decision.target.value)
@@ -433,6 +436,8 @@ def _by_key(
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(_norm(s.value), _norm(v.text)):
             overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
+            overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
         if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text):
             overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
@@ -464,7 +469,8 @@ def _by_key(
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
         people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
-        latest = max(people or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        same_kind = [s for s in candidates if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
+        latest = max(people or same_kind or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
@@ -491,6 +497,21 @@ def _siblings(a: set[str], b: set[str]) -> bool:
             if len(x) == len(y) >= 2 and re.match(r"[\u3400-\u9fff]", x) and x[1:] == y[1:] and x[0] != y[0]:
                 return True
     return False
+
+
+def _fixed_group(old: str, new: str) -> str | None:
+    """`old` with one of its digit groups replaced by `new`, when `new` is that group read
+    again with a digit or two changed or swapped ("BX-4471-T" + "4477" -> "BX-4477-T")."""
+    digits = re.sub(r"\D", "", _norm(new))
+    if len(digits) < 3 or digits != re.sub(r"[\s-]", "", _norm(new)) or digits in re.sub(r"\D", "", old):
+        return None
+    for m in re.finditer(r"\d+", old):
+        group = m.group(0)
+        if m.start() == 0 and m.end() == len(old):
+            return None  # the whole value: an ordinary replacement, not a part
+        if len(group) == len(digits) and (sorted(group) == sorted(digits) or sum(a != b for a, b in zip(group, digits)) <= max(1, len(group) // 3)):
+            return old[: m.start()] + digits + old[m.end():]
+    return None
 
 
 def _digits_swapped(a: str, b: str) -> bool:
