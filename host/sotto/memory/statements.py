@@ -166,7 +166,7 @@ _EN_QUESTION_START = re.compile(
 _EN_REQUEST = re.compile(
     r"^(?:can|could|would|will) you\b|^(?:can|could|may) (?:i|we) (?:also |just |please )?(?:have|get|book|add|order|change|move|make|switch|do|go|try|push|swap)\b"
     r"|^(?:is|would|could|will|can) .{1,60}\b(?:possible|ok|okay|available|free|fine|doable|alright|all right|work)\b"
-    r"|^(?:how about|what about)\b",
+    r"|^(?:how about|what about)\b|^(?:is there )?any chance (?:of|we|you|they)\b",
     re.I,
 )
 # A request to tell or explain something asks for information (a question), not for a note.
@@ -340,7 +340,7 @@ def _en_is_question(sentence: str) -> bool:
     s = L.strip_en_discourse(sentence)
     if _EN_ASK_TO_TELL.match(s):
         return True
-    clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*", s)]
+    clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*|\.{2,}\s*|…\s*", s)]
     if any(_EN_REQUEST.match(c) for c in clauses) and not _EN_RECALL.search(s):
         return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
     # A yes/no question that carries a value proposes it ("Could pilates be the 7:45 one?",
@@ -605,8 +605,10 @@ def _zh_is_question(sentence: str) -> bool:
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
         return False
     # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
-    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成|有)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
+    if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
+        return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question
     return _ZH_QUESTION.search(s) is not None
 
 

@@ -212,7 +212,7 @@ def decide_values(
     stored_ids = {id(s) for s in stored}
     maybe = [v for v in statement.values if v.maybe_old and any(_same_value(s, v.text) for s in stored)]
     mentioned: list[Item] = [s for s in (earlier_mentioned or []) if s in stored]
-    if statement.change_cue or statement.strong_cue or statement.admission:
+    if statement.change_cue or statement.strong_cue or statement.admission or statement.proposal:
         # "黄老师那边换人了，现在是赵老师": a stored value named beside a new one of its kind, in
         # a sentence of change, is the one that changes (when no key says otherwise).
         for v in statement.values:
