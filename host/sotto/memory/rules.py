@@ -469,7 +469,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if _is_closing(sentence, lang):
             result.closing = True
             continue
-        st = read_sentence(sentence, lang)
+        known = frozenset(part for i in w.stored() if i.kind == "name" for part in i.value.split())
+        st = read_sentence(sentence, lang, known)
         before = previous if carried is not None else ""
         if carried is not None and not st.question:
             # "Oh, I got the day wrong. The 13th ...": the cue and what it was about carry

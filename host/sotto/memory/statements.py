@@ -61,9 +61,10 @@ _EN_NUMBER_PHRASE = (
 )
 # Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
 # "three thousand two hundred", "eighty-four fifty".
-_EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:(?:[- ]| and ){_EN_NUMBER_PHRASE})*"
+_EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eighty"; "one and two" is a list
+_EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})*"
 _EN_WORD_NUMERIC = re.compile(
-    rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:(?:[- ]| and ){_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
+    rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
     rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b",
     re.I,
 )
@@ -341,7 +342,8 @@ def _en_is_question(sentence: str) -> bool:
     if _EN_ASK_TO_TELL.match(s):
         return True
     clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*|\.{2,}\s*|…\s*", s)]
-    if any(_EN_REQUEST.match(c) for c in clauses) and not _EN_RECALL.search(s):
+    recall = _EN_RECALL.search(s) is not None and (_EN_WH.search(s) is not None or _EN_RECALL.search(s.replace("again", "")) is not None)
+    if any(_EN_REQUEST.match(c) for c in clauses) and not recall:  # "can I have Dale again?" asks for Dale, not what was said
         return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
     # A yes/no question that carries a value proposes it ("Could pilates be the 7:45 one?",
     # "Any chance Bramble could go in at 11:30 instead?"); a question asking for a value has a wh-word.
@@ -366,7 +368,8 @@ _NOT_A_UNIT = frozenset(
 _NOT_UNITS = frozenset("times time days day weeks week months month years year minutes minute hours hour percent".split())
 
 
-def _en_values(text: str) -> list[Value]:
+def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
+    """`known`: the names already stored; one at a sentence start is a name ("Dale's off")."""
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
 
@@ -471,8 +474,8 @@ def _en_values(text: str) -> list[Value]:
         ):
             start += len(tokens[0]) + 1
             tokens = tokens[1:]
-        if not tokens:
-            continue
+        if not tokens or (len(tokens) == 1 and len(tokens[0].strip("'’")) == 1):
+            continue  # "P, R, Y, C, E": letters spelled out, not names
         span = " ".join(tokens)
         following = text[start + len(span):]
         if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
@@ -480,7 +483,7 @@ def _en_values(text: str) -> list[Value]:
             following = "'s" + following
         at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I)\b", following) is not None
-        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and not (
+        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not (
             verb_next and span in _english_words()  # "Tom will come": listed as a name too
         ):
             continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts
@@ -612,7 +615,7 @@ def _zh_is_question(sentence: str) -> bool:
     return _ZH_QUESTION.search(s) is not None
 
 
-def _zh_values(text: str) -> list[Value]:
+def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
 
@@ -859,7 +862,7 @@ class _Reader:
 
     is_question: Callable[[str], bool]
     strip_discourse: Callable[[str], str]
-    values: Callable[[str], list[Value]]
+    values: Callable[[str, frozenset[str]], list[Value]]
     without: Callable[..., str]
     copula_key: Callable[[str, Value], str]
 
@@ -870,7 +873,7 @@ _READERS = {
 }
 
 
-def read_sentence(sentence: str, lang: str) -> Statement:
+def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozenset()) -> Statement:
     lang = "zh" if lang == "zh" else "en"
     reader = _READERS[lang]
     admission = L.has_admission(sentence, lang)
@@ -880,7 +883,7 @@ def read_sentence(sentence: str, lang: str) -> Statement:
     st.additive = L.has_additive(text, lang)
     st.strong_cue = L.has_strong_cue(sentence, lang)
     st.proposal = not st.question and sentence.rstrip().endswith(("?", "？"))
-    st.values = reader.values(text)
+    st.values = reader.values(text, known_names)
     st.frame = reader.without(text, st.values, all_kinds=True)
     st.note = reader.without(text, st.values, all_kinds=False)
     st.frame_keys = content_stems(st.frame)

@@ -34,6 +34,7 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
+from sotto.memory.language import has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.text import EN_NUMBER_WORDS
 
@@ -278,7 +279,7 @@ def decide_values(
                 decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
                 out.consumed.add(id(o))
                 break
-            hit = [s for s in candidates if (_same_value(s, o.text) or _contains_value(s, o.text)) and (o.kind == v.kind or _kind_compatible(s, v, lang))]
+            hit = [s for s in candidates if (_same_value(s, o.text) or _contains_value(s, o.text) or _same_amount(s, o.text)) and (o.kind == v.kind or _kind_compatible(s, v, lang))]
             if hit:
                 decision = Decision(UPDATE, new_item, hit[-1], f"the sentence names {o.text!r} as replaced")
                 out.consumed.add(id(o))
@@ -461,6 +462,10 @@ def _by_key(
     # "Seven, then.": the sentence is only the value (a count with its own noun is not bare;
     # "me, Carlos and our daughter Rosa" is a list, not a restatement).
     news = [o for o in statement.values if not o.negated]
+    # "回程的票改签了，晚一天，二十号去接": the only new date of a sentence of change is the changed one.
+    cued = cued or (
+        sum(1 for o in news if o.kind == v.kind) == 1 and v.kind in (KIND_TIME, KIND_DATE) and has_change_cue(statement.text[: v.start], lang)
+    )  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
@@ -488,6 +493,14 @@ def _same_shape(a: str, b: str) -> bool:
     if pattern(sa) != pattern(sb):
         return False
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
+
+
+def _same_amount(item: Item, text: str) -> bool:
+    """"五十八一个月有点贵" names the stored "五十八块": the same amount, said with other words."""
+    if item.kind not in (KIND_NUMBER, KIND_QUANTITY):
+        return False
+    a, b = number_of(item.value), number_of(text)
+    return a is not None and a == b and a >= 10  # small counts recur too often to name one
 
 
 def _siblings(a: set[str], b: set[str]) -> bool:
