@@ -546,6 +546,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
         mentioned = values.mentioned if gave_nothing else []
         carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
+        if carried is None and not st.values:
+            carried = st  # "The driver outline, I took it off the old revision. Fifty by eighty-five.": what it is about carries
         previous = st.text if carried is not None else ""
         replaced = w.apply(values.decisions)
         # The explicit forms for words that are not typed values: "change the latte to a
