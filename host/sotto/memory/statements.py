@@ -173,7 +173,7 @@ _EN_REQUEST = re.compile(
 # A request to tell or explain something asks for information (a question), not for a note.
 _EN_ASK_TO_TELL = re.compile(
     r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
-    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b"
+    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b|read (?:me |us )?(?:back|out)\b|read (?:it|that|them|those) (?:back|out)\b|remind me\b(?! to\b)"
     r"|give me (?:some |a few |any |your |a )?(?:tips|ideas|advice|suggestions?|fun facts?|facts?|jokes?)\b)",
     re.I,
 )
@@ -256,6 +256,8 @@ class Statement:
 # ------------------------------------------------------------------ what a question asks for
 
 _EN_ASKS = [
+    (re.compile(r"\b(?:what|which) (?:colou?r|shade|size)\b", re.I), (KIND_ITEM, KIND_NUMBER, KIND_QUANTITY)),
+    (re.compile(r"\bhow (?:wide|long|tall|high|heavy|hot|warm|cold|deep|far|fast)\b|\bwhat (?:width|length|height|weight|pace|speed|temperature|depth|dose|gauge|setting)\b", re.I), (KIND_QUANTITY, KIND_NUMBER, KIND_TIME)),
     (re.compile(r"\b(?:what time|when|how late|how early|what hour)\b", re.I), (KIND_TIME, KIND_DATE)),
     (re.compile(r"\b(?:what day|which day|what date|which date|what night)\b", re.I), (KIND_DATE, KIND_TIME)),
     (re.compile(r"\bhow (?:many|much)\b|\bhow big\b|\bwhat size\b|\bwhat(?:'s| is) the (?:count|number of|total|dose|amount)\b", re.I), (KIND_QUANTITY, KIND_NUMBER)),
@@ -264,6 +266,7 @@ _EN_ASKS = [
     (re.compile(r"\b(?:what(?:'s| is| was)? (?:the |my |our |his |her |their )?(?:[\w'’]+ )?(?:number|id|code|phone|reference|model|plate|pin)|which (?:number|model|code))\b", re.I), (KIND_NUMBER, KIND_QUANTITY)),
 ]
 _ZH_ASKS = [
+    (re.compile(r"什么颜色|啥颜色|什么色|哪个颜色|多大号|什么码|几码"), (KIND_ITEM, KIND_NUMBER, KIND_QUANTITY)),
     (re.compile(r"几点|什么时候|什么时间|几时"), (KIND_TIME, KIND_DATE)),
     (re.compile(r"哪天|几号|星期几|周几|礼拜几|哪一天|什么日子"), (KIND_DATE, KIND_TIME)),
     (re.compile(r"多少|几[个位张只件台辆瓶杯份次天晚间本盒包袋箱斤克米块片粒支条把双套碗盘桌束朵人]|几公斤"), (KIND_QUANTITY, KIND_NUMBER)),
@@ -660,8 +663,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
         end = m.end()
-        if text[m.start() - 1: m.start()] == "第":
-            continue  # "第二本": an ordinal, not a count
+        if text[m.start() - 1: m.start()] == "第" or (m.group("unit").startswith("位") and re.search(r"(?:后|最后|前|末|尾)$", text[: m.start()])):
+            continue  # "第二本": an ordinal; "后四位": how many digits, not people
         if m.group("num") == "一" and text[end:end + 1] in ("是", "要", "给"):
             continue  # "一本是《活着》": one of them, not a count
         for i in range(m.start("unit") + 1, m.end()):
