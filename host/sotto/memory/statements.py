@@ -383,6 +383,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         taken.append((start, end))
         found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
+        add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
     for m in _QUOTED.finditer(text):

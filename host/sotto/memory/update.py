@@ -119,6 +119,9 @@ def number_of(text: str) -> float | None:
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if stored.kind == value.kind == KIND_NUMBER:
         a, b = _label(stored.value), _label(value.text)
+        structural = {"by", "over", "x", "×", "*", "/", "-", "乘"}
+        if (a in structural or b in structural) and a != b:
+            return False  # "fifty by eighty-five" is a size: it replaces a size, not "one point six"
         if a and b and a != b:
             return False  # "£21" never replaces "Year 5": numbers said with different labels are different things
     if stored.kind == value.kind:
@@ -475,6 +478,7 @@ def _by_key(
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
         people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
         same_kind = [s for s in candidates if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
+        same_kind = [s for s in same_kind if _shape(s.value) == _shape(v.text)] or same_kind  # "call it 80.9": the decimal, 81.6
         latest = max(people or same_kind or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
@@ -501,6 +505,14 @@ def _same_amount(item: Item, text: str) -> bool:
         return False
     a, b = number_of(item.value), number_of(text)
     return a is not None and a == b and a >= 10  # small counts recur too often to name one
+
+
+def _shape(text: str) -> str:
+    """A decimal, a code or a plain count: "81.6" is read against "80.9", not against "66"."""
+    t = _norm(text)
+    if re.fullmatch(r"\d+\.\d+", t):
+        return "decimal"
+    return "code" if _is_code(text) else "count"
 
 
 def _siblings(a: set[str], b: set[str]) -> bool:
@@ -550,7 +562,8 @@ def _label(text: str) -> str:
         return ""
     if re.search(r"[\u3400-\u9fff]", text):
         return re.sub(r"[\dA-Za-z.,\s零〇一二两三四五六七八九十百千万]+", "", text)  # "B座" and "C座": 座
-    label = re.sub(r"[\d.,\s]+", " ", text).strip().lower()
+    label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|and|a|point)\b", " ", text.lower()).strip()
+    label = " ".join(label.split())
     return "" if len(label) == 1 and label.isalpha() else label
 
 
