@@ -173,7 +173,7 @@ _EN_REQUEST = re.compile(
 # A request to tell or explain something asks for information (a question), not for a note.
 _EN_ASK_TO_TELL = re.compile(
     r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
-    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b|read (?:me |us )?(?:back|out)\b|read (?:it|that|them|those) (?:back|out)\b|remind me\b(?! to\b)"
+    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b|read (?:me |us )?(?:back|out)\b|read (?:it|that|them|those) (?:back|out)\b|remind me (?=what|when|where|who|which|how)"
     r"|give me (?:some |a few |any |your |a )?(?:tips|ideas|advice|suggestions?|fun facts?|facts?|jokes?)\b)",
     re.I,
 )
@@ -885,7 +885,7 @@ def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozen
     text = reader.strip_discourse(sentence)
     st = Statement(text=text, lang=lang, raw=sentence, question=reader.is_question(sentence), admission=admission)
     st.change_cue = admission or L.has_change_cue(sentence, lang)
-    st.additive = L.has_additive(text, lang)
+    st.additive = L.has_additive(text, lang) or (lang == "zh" and L.has_additive(sentence, lang))  # 还有 is a filler and adds
     st.strong_cue = L.has_strong_cue(sentence, lang)
     st.proposal = not st.question and sentence.rstrip().endswith(("?", "？"))
     st.values = reader.values(text, known_names)

@@ -296,7 +296,7 @@ def decide_values(
             out.decisions.append(Decision(NOOP, None, next(s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value)), "said again"))
             continue
         if decision is None and candidates:
-            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned)
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored))
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
             # in the same turn: the new one takes the place of the one named.
@@ -401,8 +401,10 @@ def _same_value(item: Item, text: str) -> bool:
 
 def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
-    mentioned: list[Item] | None = None,
+    mentioned: list[Item] | None = None, *, fresh: bool = False,
 ) -> Decision | None:
+    """`fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
+    five frames"): a count of the same unit is then that new thing's, not a correction."""
     # Names are who a value concerns, not what it is about: "Mia needs her book this
     # week" says nothing about Mia's Tuesday piano.
     names: set[str] = set(known_names)
@@ -446,10 +448,12 @@ def _by_key(
             overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys):
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh:
             overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
+        if lang == "zh" and not (statement.change_cue or v.cue) and _zh_sibling_text(statement.text, s.key):
+            overlap = 0  # "无铅的用三百六十度" after "有铅焊锡用三百二十度": another thing of the same sort
         scored.append((overlap, order, s))
     best = max(scored, key=lambda x: (x[0], x[1]))
     overlap, _, target = best
@@ -515,12 +519,48 @@ def _shape(text: str) -> str:
     return "code" if _is_code(text) else "count"
 
 
+def _fresh_subject(statement: Statement, stored: list[Item]) -> bool:
+    """The sentence opens on a thing never mentioned before: a new labelled number ("Hive two"
+    after "Hive one") or, in Chinese, a first noun no stored item says (报价单 beside 投标书)."""
+    said = " ".join(i.value + " " + i.key for i in stored).lower()
+    for o in statement.values:
+        if o.kind == KIND_NUMBER and re.match(r"[A-Za-z]+ (?:\d+|[a-z]+)$", o.text) and o.text.lower() not in said and not o.negated:
+            if any(o.text.split()[0].lower() in (i.value + " " + i.key).lower() for i in stored):
+                return True  # "Hive two" beside a stored "hive one"
+    return False
+
+
+_ORDER_CHARS = "一二三四五六七八九十大小"
+_ZH_NOT_A_HEAD = "的了是在有和与跟就都也还要我你他她它这那个"
+
+
+def _zh_sibling_text(said: str, key: str) -> bool:
+    """The sentence names a sibling of what the stored key names: 无铅 beside 有铅, 老二 beside
+    老大, 二等奖 beside 一等奖 (one character apart in the same place of a short word)."""
+    def windows(text: str) -> set[str]:
+        runs = re.findall(r"[\u3400-\u9fff]+", text)
+        return {r[i:i + 2] for r in runs for i in range(len(r) - 1)}
+
+    new, old = windows(said), windows(key)
+    for a in new - old:
+        for b in old - new:
+            if a[1] == b[1] and a[0] != b[0] and a[1] not in _ZH_NOT_A_HEAD and a[0] not in _ZH_NOT_A_HEAD and b[0] not in _ZH_NOT_A_HEAD and (
+                a[0] in _ORDER_CHARS + "有无单双全半" and b[0] in _ORDER_CHARS + "有无单双全半"
+            ):
+                return True  # 无铅/有铅, 二等/一等, 大宝/二宝
+            if a[0] == b[0] and a[0] not in _ZH_NOT_A_HEAD and a[1] in _ORDER_CHARS and b[1] in _ORDER_CHARS:
+                return True  # 老大/老二
+    return False
+
+
 def _siblings(a: set[str], b: set[str]) -> bool:
     """Two keys naming different things of one kind: 一等奖 and 二等奖 (a shared head, another first part)."""
     for x in a - b:
         for y in b - a:
             if len(x) == len(y) >= 2 and re.match(r"[\u3400-\u9fff]", x) and x[1:] == y[1:] and x[0] != y[0]:
                 return True
+            if len(x) == len(y) == 2 and x[0] == y[0] and x[1] != y[1] and x[1] in _ORDER_CHARS and y[1] in _ORDER_CHARS:
+                return True  # 老大 and 老二
     return False
 
 
