@@ -150,6 +150,14 @@ def spoken_digit_groups(text: str) -> str:
 _SPOKEN_CODE = re.compile(r"\b(?:[A-Z]|\d+)(?:(?:\s+|\s*,\s*then\s+)(?:[A-Z]\b|\d+\b|dash\b|hyphen\b))+(?:\s+[A-Z]\b)?")
 
 
+_SPELLED = re.compile(r"\b[A-Z](?:(?:-|, ?| )[A-Z]\b){2,}")
+
+
+def spelled_words(text: str) -> str:
+    """A name spelled letter by letter ("D-O-U-G-H-E-R-T-Y", "P, R, Y, C, E") as the word."""
+    return _SPELLED.sub(lambda m: "".join(re.findall(r"[A-Z]", m.group(0))).capitalize() if "I" not in m.group(0).split() else m.group(0), text)
+
+
 def spoken_codes(text: str) -> str:
     """A code spelled out ("B X dash 4471 dash T") written as one ("BX-4471-T"); run after
     `spoken_digit_groups`, so its digits are already digits."""

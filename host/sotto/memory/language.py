@@ -71,7 +71,7 @@ EN_EMPTY_WORDS = frozenset(
     have has had get got let lets say said says tell told think thought want wanted need needed like liked take took put set
     work works worked working suit suits suited fine good great better best okay ok perfect nice instead rather than
     now then there here it that this these those thing things one ones just really actually only also still maybe probably
-    sure right wrong mistake correct change changed switch move moved push update new different same again back time day
+    sure right wrong mistake correct change changed switch move moved push update new different same again time day
     what which who where when how there's it's that's let's we'll i'll you'll they'll we're they're i'm you're don't doesn't
     won't can't isn't aren't wasn't weren't didn't shouldn't couldn't wouldn't lot bit kind sort way mean meant sorry wait
     hmm um uh oh well please thanks thank yes no yeah okay alright after all before earlier later soon today""".split()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sotto.engines.normalize import spoken_codes, spoken_digit_groups
+from sotto.engines.normalize import spelled_words, spoken_codes, spoken_digit_groups
 from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
@@ -456,7 +456,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     lang = lang or detect_lang(words)
     # A code or phone number read digit by digit is written as digits ("six three three oh,
     # one nine four eight" -> "6330 1948"); other number words stay as said.
-    words = spoken_codes(spoken_digit_groups(words)) if lang != "zh" else words
+    words = spelled_words(spoken_codes(spoken_digit_groups(words))) if lang != "zh" else words
     patch = StatePatch()
     result = RuleResult(patch=patch, lang=lang)
     w = _Working(state.copy(), result, turn)

@@ -61,6 +61,11 @@ _EN_NUMBER_PHRASE = (
 )
 # Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
 # "three thousand two hundred", "eighty-four fifty".
+_EN_SPOKEN_TIME = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) (?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
+    r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)",
+    re.I,
+)
 _EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eighty"; "one and two" is a list
 _EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})*"
 _EN_WORD_NUMERIC = re.compile(
@@ -148,7 +153,8 @@ _COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|become
 _EN_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|so)\s+|\s+(?:and|but)\s+(?=(?:the|my|our|his|her|their|it|we|i|they|she|he)\b)|,)\s*", re.I)
 _EN_NEGATED_BEFORE = re.compile(
     r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno"
-    r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to))\s+(?:the |at |on |for |in )?$",
+    r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
+    r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?)\s+(?:the |at |on |for |in )?$",
     re.I,
 )  # "he can't do the ninth": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
@@ -408,6 +414,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_TIME.finditer(text):
         add(m.start(), m.end(), KIND_TIME)
+    for m in _EN_SPOKEN_TIME.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)  # "four thirty", "seven fifteen": an hour and its minutes
     for m in _EN_WORD_NUMERIC.finditer(text):
         if not re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
             add(m.start(), m.end(), KIND_NUMBER)

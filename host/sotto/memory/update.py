@@ -291,9 +291,10 @@ def decide_values(
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
             continue
-        if decision is None and any(_same_value(s, v.text) or _same_value(s, new_item.value) for s in candidates):
+        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v)]
+        if decision is None and again:
             out.consumed.add(id(v))
-            out.decisions.append(Decision(NOOP, None, next(s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value)), "said again"))
+            out.decisions.append(Decision(NOOP, None, again[0], "said again"))
             continue
         if decision is None and candidates:
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored))
@@ -434,6 +435,8 @@ def _by_key(
             overlap += 2 * len(keys & (names_in_sentence | statement.frame_keys))
         if statement.change_cue or not own:
             overlap += len(keys & (frame_keys - own))
+        if v.kind == KIND_NAME and not (cued or statement.change_cue) and not (v.key and content_stems(v.key) & keys):
+            overlap = 0  # "He rides a pony called Bramble": words shared with Kit's sentence do not make Bramble replace Kit
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and not _titled(s.value) and any(_titled(c.value) for c in candidates if c.kind == KIND_NAME):
@@ -501,6 +504,11 @@ def _same_shape(a: str, b: str) -> bool:
     if pattern(sa) != pattern(sb):
         return False
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
+
+
+def _part_of_name(item: Item, v: Value) -> bool:
+    """"Quennell." spelled out after "Arlo Quennell": a part of a stored name said again."""
+    return item.kind == v.kind == KIND_NAME and " " in item.value and v.text.lower() in item.value.lower().split()
 
 
 def _same_amount(item: Item, text: str) -> bool:
