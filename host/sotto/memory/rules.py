@@ -291,6 +291,13 @@ class _Working:
         """Apply value decisions; True when one of them replaced a stored value."""
         replaced = False
         for d in decisions:
+            if d.op == ADD and d.item is not None and d.item.kind in VALUE_KINDS and any(
+                norm_key(d.item.value) and norm_key(d.item.value) in norm_key(old) for old in self.result.retired
+            ):
+                # "Could I do Saturday morning instead? Sunday's my mum's birthday lunch.": the old
+                # value given as the reason is not said again as a new one.
+                self.result.decisions.append(Decision(NOOP, None, d.item, "the value just replaced, given as the reason"))
+                continue
             self.result.decisions.append(d)
             if d.op == ADD and d.item is not None:
                 self.state.facts.append(d.item)
