@@ -356,7 +356,7 @@ def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str]
                 for m in re.finditer(rf"(?P<x>[\u4e00-\u9fff]{{{len(mod)}}}){re.escape(head)}", text):
                     x = m.group("x")
                     if x != mod and any(w == x and f[:1] == mflag[:1] for w, f in zh_words(text)):
-                        return x + head, mod + head
+                        return (x, mod) if len(x) >= 2 else (x + head, mod + head)  # 东区 -> 西区, also where said alone
         return None
     said = re.findall(r"[A-Za-z][\w'-]*", st.text)
     pairs: list[tuple[str, str]] = list(zip(said, said[1:]))
@@ -404,7 +404,7 @@ def _object_swap(text: str, anchors: list[str], state: SessionState) -> tuple[st
                     break  # "A fringe, she says, and no bob": the first thing said is the new one
     if not new_np:
         return None
-    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE]
+    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE] + [state.current_task]
     for note in notes:
         for clause in re.split(r"[,;:]|\band\b|\bbut\b", note):
             if not any(re.search(rf"(?<![A-Za-z]){re.escape(a)}(?![A-Za-z])", clause) for a in anchors):

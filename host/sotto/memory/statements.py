@@ -416,6 +416,9 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
+    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm|[a-z]+s)\b)", text):
+        if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)):
+            add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_TIME.finditer(text):
@@ -776,8 +779,11 @@ def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
             out.append((start, pos))
         elif flag == "eng" and re.fullmatch(r"[A-Z][a-z]{1,15}", word):
             out.append((start, pos))
-        elif len(word) == 2 and (word[0] in "小老" and word[1] in _ZH_SURNAMES or word[0] in "大二三小" and word[1] in "宝毛妞娃"):
-            out.append((start, pos))  # 小何, 老周: a surname with 小/老 is how colleagues are named
+        elif len(word) == 2 and word[0] in "大二三小" and word[1] in "宝毛妞娃":
+            out.append((start, pos))  # 大宝, 二宝: how families name their children
+    for m in re.finditer(r"[小老](?P<s>[\u4e00-\u9fff])", text):
+        if m.group("s") in _ZH_SURNAMES and not any(a <= m.start() < b for a, b in out):
+            out.append((m.start(), m.end()))  # 小何, 老赵: a surname with 小/老 is how colleagues are named
     return out
 
 

@@ -552,9 +552,7 @@ def _zh_sibling_text(said: str, key: str) -> bool:
     new, old = windows(said), windows(key)
     for a in new - old:
         for b in old - new:
-            if a[1] == b[1] and a[0] != b[0] and a[1] not in _ZH_NOT_A_HEAD and a[0] not in _ZH_NOT_A_HEAD and b[0] not in _ZH_NOT_A_HEAD and (
-                a[0] in _ORDER_CHARS + "有无单双全半" and b[0] in _ORDER_CHARS + "有无单双全半"
-            ):
+            if a[1] == b[1] and a[0] != b[0] and a[1] not in _ZH_NOT_A_HEAD and a[0] in _ORDER_CHARS + "有无单双全半" and b[0] in _ORDER_CHARS + "有无单双全半":
                 return True  # 无铅/有铅, 二等/一等, 大宝/二宝
             if a[0] == b[0] and a[0] not in _ZH_NOT_A_HEAD and a[1] in _ORDER_CHARS and b[1] in _ORDER_CHARS:
                 return True  # 老大/老二
