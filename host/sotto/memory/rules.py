@@ -86,7 +86,7 @@ _NEUTRAL = re.compile(r"^(?:ok(?:ay)?|alright|all right|great|perfect|good|got i
 _ZH_CLOSING = re.compile(r"^(?:就这样|就这些|没(?:事|别的)了?|没有了|谢谢(?:你|您)?|多谢|再见|拜拜|好的?|晚安)(?:了|吧|啦)?$")
 
 _EN_CANCEL = re.compile(
-    r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all))?$",
+    r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all|for now|for today|this time))?(?=[,.;!?]|$)",
     re.I,
 )
 # A retraction said inside a sentence: "Leave the mattress off", 滑板车就不拿了, 不用软饭了.
@@ -291,6 +291,13 @@ class _Working:
         """Apply value decisions; True when one of them replaced a stored value."""
         replaced = False
         for d in decisions:
+            if d.op == ADD and d.item is not None and d.item.kind in VALUE_KINDS and any(
+                norm_key(d.item.value) and norm_key(d.item.value) in norm_key(old) for old in self.result.retired
+            ):
+                # "Could I do Saturday morning instead? Sunday's my mum's birthday lunch.": the old
+                # value given as the reason is not said again as a new one.
+                self.result.decisions.append(Decision(NOOP, None, d.item, "the value just replaced, given as the reason"))
+                continue
             self.result.decisions.append(d)
             if d.op == ADD and d.item is not None:
                 self.state.facts.append(d.item)
@@ -367,7 +374,7 @@ def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str]
 
 
 _EN_OBJECT = re.compile(r"\b(?:the|a|an|some)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", re.I)
-_EN_NO_OBJECT = re.compile(r"\b(?:no|not the|not a|not an)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b", re.I)
+_EN_NO_OBJECT = re.compile(r"\b(?:no|not the|not a|not an|gone off the|gone off|went off the|off the)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b", re.I)
 
 
 def _np(text: str) -> str:
@@ -543,7 +550,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people)
         named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
-        rejected = [v for v in st.values if v.negated] if not news else []
+        if st.values:  # a sentence with no value keeps what was ruled out before: "Hannah's off? Oh. Jess then."
+            rejected = [v for v in st.values if v.negated] if not news else []
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
         mentioned = values.mentioned if gave_nothing else []
         carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
