@@ -435,19 +435,38 @@ def _zh_topic_swap(text: str, state: SessionState) -> tuple[str, str] | None:
     first_i, anchor = nouns[0]
     if sum(len(w) for w, _ in words[:first_i]) > 3 or not any(anchor in n for n in notes):
         return None  # the topic comes first: "三等奖那个，…"
-    chosen = [w for i, w in nouns[1:] if i > first_i and any(_ZH_CHOOSE.search(v) for v, f in words[first_i:i] if f.startswith("v"))]
-    if not chosen or any(chosen[-1] in n for n in notes):
+    chosen = [i for i, w in nouns[1:] if i > first_i and any(_ZH_CHOOSE.search(v) for v, f in words[first_i:i] if f.startswith("v"))]
+    if not chosen:
         return None
-    new = chosen[-1]
+    start = chosen[-1]
+    noun_at = {i for i, _ in nouns}
+    while start - 1 in noun_at and start - 1 > first_i:
+        start -= 1  # "蓝牙音箱": the whole run of nouns is the thing chosen
+    new = "".join(w for w, _ in words[start: chosen[-1] + 1])
+    if any(new in n for n in notes):
+        return None
     for note in notes:
         for clause in re.split(r"[，。；,;！!]", note):
             if anchor not in clause:
                 continue
             after = zh_words(clause[clause.index(anchor) + len(anchor):])
-            olds = [w for w, f in after if f.startswith("n") and len(w) >= 2 and w != anchor]
-            if olds:
-                return olds[0], new
+            run: list[str] = []
+            for w, f in after:
+                if (f.startswith("n") or f in ("l", "vn", "eng")) and w != anchor:
+                    run.append(w)
+                elif run:
+                    break
+            if run and len("".join(run)) >= 2:
+                return "".join(run), new  # "扫地机器人" as a whole
     return None
+
+
+def _without(key: str, what: str, lang: str) -> str:
+    """The key without the words of a retracted thing."""
+    if lang == "zh":
+        return key.replace(what, "").strip(" ，,")
+    drop = content_stems(what)
+    return " ".join(w for w in key.split() if not (content_stems(w) & drop))
 
 
 def _cancelled(w: _Working, what: str) -> list[Item]:
@@ -532,6 +551,18 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                     doomed = [d for d in doomed if d is not item]
                     result.decisions.append(Decision(UPDATE, None, item, "retracted in part"))
                     retracted_part = True
+            task = w.state.current_task
+            if task and content_stems(what) & content_stems(task):
+                clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", task) if c.strip(" ，,;；")]
+                kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
+                if kept and len(kept) < len(clauses):
+                    w.state.current_task = ("".join(kept) if lang == "zh" else " ".join(kept)).strip(" ，,;；")
+                    retracted_part = True
+            if retracted_part or doomed:
+                # What was retracted no longer describes the other items either.
+                for item in w.stored():
+                    if content_stems(what) & content_stems(item.key):
+                        w.replace_item(item, Item(key=_without(item.key, what, lang), value=item.value, kind=item.kind, turn=item.turn))
             if doomed:
                 w.remove(doomed)
                 result.removed += doomed
