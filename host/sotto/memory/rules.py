@@ -20,7 +20,7 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
-from sotto.memory.statements import Statement, asked_kinds, content_stems, read_sentence, zh_words
+from sotto.memory.statements import Statement, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
@@ -469,6 +469,28 @@ def _without(key: str, what: str, lang: str) -> str:
     return " ".join(w for w in key.split() if not (content_stems(w) & drop))
 
 
+def _one_sentence_names_the_old(w: _Working, added: list[tuple[int, Item]], repeated: list[tuple[int, Item]]) -> None:
+    """"Half past two then? Two's when they're clearing lunch.", "Ivory for the mount. White makes the
+    paper look yellow.": a turn that gives one new value of a kind in one sentence and names a
+    stored value of that kind in another sentence, with no word of adding, replaces the stored one."""
+    stored = w.stored()
+    fresh = {id(item) for _, item in added}
+    for index, old in repeated:
+        if old.kind not in VALUE_KINDS or id(old) in fresh or not any(i is old for i in stored):
+            continue  # only a value stored before this turn can be the old one
+        news = [item for at, item in added if at != index and item.kind == old.kind and any(i is item for i in stored) and not is_role_word(item.value)]
+        if old.kind == "item":
+            news = [n for n in news if choice_class(n.value) == choice_class(old.value)]
+        if len(news) != 1:
+            continue
+        new = news[0]
+        w.remove([old])
+        w.propagate(old.value, new.value, new)
+        w.result.decisions.append(Decision(UPDATE, new, old, "a new value in one sentence, the stored one named in another"))
+        w.result.corrections.append(Replacement(old=old.value, new=new.value))
+        w.result.retired.append(old.value)
+
+
 def _cancelled(w: _Working, what: str) -> list[Item]:
     wanted = content_stems(what)
     if not wanted:
@@ -492,7 +514,11 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
     previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
     named_people: list[Item] = []  # stored people named again in this turn ("Hannah's got builders in.")
-    for sentence in sentences:
+    # For the turn-level pass: values this turn added and stored values it named again, by sentence.
+    added_at: list[tuple[int, Item]] = []
+    repeated_at: list[tuple[int, Item]] = []
+    additive_turn = False
+    for index, sentence in enumerate(sentences):
         if _is_closing(sentence, lang):
             result.closing = True
             continue
@@ -590,6 +616,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             carried = st  # "The driver outline, I took it off the old revision. Fifty by eighty-five.": what it is about carries
         previous = st.text if carried is not None else ""
         replaced = w.apply(values.decisions)
+        additive_turn = additive_turn or st.additive
+        added_at += [(index, d.item) for d in values.decisions if d.op == ADD and d.item is not None]
+        repeated_at += [(index, d.target) for d in values.decisions if d.op == NOOP and d.target is not None]
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
         plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."
@@ -662,5 +691,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             result.added.append(item)
         else:
             w.add_note(item, "facts")
+    if not additive_turn:
+        _one_sentence_names_the_old(w, added_at, repeated_at)
     result.state = bounded(w.state)[0]
     return result

@@ -397,7 +397,25 @@ def _same_value(item: Item, text: str) -> bool:
     # "on Oak Street" vs "Oak Street", "at two" vs "two", "the 14th" vs "14th"
     strip = re.compile(r"^(?:at|on|in|from|to|by|for|the|around|until|在|到|早上|上午|中午|下午|晚上|傍晚|凌晨|每)\s*")
     a2, b2 = strip.sub("", strip.sub("", a)), strip.sub("", strip.sub("", b))
-    return a2 == b2 or a2.removesuffix("s") == b2.removesuffix("s")
+    if a2 == b2 or a2.removesuffix("s") == b2.removesuffix("s"):
+        return True
+    if item.kind == KIND_TIME:
+        # "Two's when they clear lunch" names the stored "2 pm": a bare hour is that time.
+        hour = _hour_of(a2)
+        said = b2 if re.fullmatch(r"\d{1,2}", b2) else str(_WORD_NUMBERS.get(b2, ""))
+        return hour is not None and said.isdigit() and hour % 12 == int(said) % 12
+    return False
+
+
+def _hour_of(time: str) -> int | None:
+    """The hour of a time with no minutes ("2 pm", "14:00", "two o'clock"), else None."""
+    m = re.fullmatch(r"(\d{1,2})(?::00)?\s*(?:[ap]\.?m\.?|o'?clock)?", time)
+    if m:
+        return int(m.group(1))
+    m = re.fullmatch(r"([a-z]+)\s*(?:[ap]\.?m\.?|o'?clock)", time)
+    if m and m.group(1) in _WORD_NUMBERS:
+        return _WORD_NUMBERS[m.group(1)]
+    return None
 
 
 def _by_key(
