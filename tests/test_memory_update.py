@@ -231,3 +231,24 @@ def test_more_values_of_one_kind_both_stay(utterances: list[str], values: list[s
     lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in "".join(utterances)) else None
     text = say(*utterances, lang=lang).memory_text()
     assert all(v in text for v in values), text
+
+
+def test_the_reader_never_fails_on_recognised_word_salad() -> None:
+    """Recognition produces any sequence of words ("2 more 1 then so add them to the cow");
+    the update step must take every one without an exception."""
+    import random
+
+    words = (
+        "2 more 1 then so add them to the cow at 6 pm 40 minus less fewer one another too the of us "
+        "instead not rather than make it Tuesday the 5th Kit Mr Ng B X dash 4 4 oh seven half past "
+        "a hundred and eighty by over point 14.06 £ 12 % , . ? no sorry my mistake leave off"
+    ).split()
+    zh = list("两个多少一二三四五六七八九十百点半号周日改成不要了还是吧，。？老小王李的人份斤米")
+    rng = random.Random(7)
+    for lang, vocab, joiner in (("en", words, " "), ("zh", zh, "")):
+        state = SessionState(session_id="fuzz")
+        for turn in range(1, 301):
+            said = joiner.join(rng.choice(vocab) for _ in range(rng.randint(1, 14)))
+            result = extract(said, state, lang=lang, turn=turn)
+            assert result.state is not None
+            state = result.state

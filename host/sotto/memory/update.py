@@ -355,7 +355,8 @@ def _dedupe_words(text: str) -> str:
 
 
 def _people_like(unit: str) -> bool:
-    return unit.lower().split()[-1] in ("friends", "kids", "children", "colleagues", "people", "guests", "adults") or unit.endswith("人")
+    words = unit.lower().split()
+    return bool(words) and words[-1] in ("friends", "kids", "children", "colleagues", "people", "guests", "adults") or unit.endswith("人")
 
 
 def _contains_value(item: Item, text: str) -> bool:
