@@ -109,9 +109,13 @@ def _find_run(tokens: list[_Token], wanted: list[str]) -> list[_Token] | None:
 def _explained(value: str, before: SessionState, known: Sequence[str], corrections: Sequence[Correction]) -> bool:
     """A known entity, a value already in memory, or a backfill correction accounts for the value."""
     low = " ".join(value.lower().split())
-    if any(c.entity.lower() in low for c in corrections):
+
+    def within(part: str, whole: str) -> bool:  # as whole words: "Al" does not explain "walnut"
+        return re.search(rf"(?<!\w){re.escape(part.lower())}(?!\w)", whole.lower()) is not None
+
+    if any(within(c.entity, low) for c in corrections):
         return True
-    if any(low == e.lower() or low in e.lower().split() or e.lower() in low for e in known if e):
+    if any(within(low, e) or within(e, low) for e in known if e.strip()):
         return True
     stored = [i for i in before.all_items() if i.same_value(value)]
     return bool(stored) or any(n.lower() == low for n in before.user_profile.names)

@@ -323,7 +323,7 @@ def run(args: argparse.Namespace) -> int:
     store = Store(Path(tmp.name) / "eval.db") if tmp else Store()
     config = AgentConfig(model_update=args.update, reply_mode=args.reply,
                          open_answer_deadline_ms=args.deadline_ms or None, entity_backfill=not args.no_backfill,
-                         **_confirm_option(args))
+                         confirm_below=_confirm_below(args))
     agent = Runtime(engines, store, RuntimeOptions(knowledge=knowledge, agent=config)).agent
     speech = _speech_input(args, synthesizer, scripts) if args.speech else None
     out: TextIO = sys.stdout
@@ -361,10 +361,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _confirm_option(args: argparse.Namespace) -> dict[str, float]:
+def _confirm_below(args: argparse.Namespace) -> float:
+    from sotto.agent.core import CONFIRM_BELOW
+
     if args.no_confirm:
-        return {"confirm_below": 0.0}
-    return {"confirm_below": args.confirm_below} if args.confirm_below is not None else {}
+        return 0.0
+    return float(args.confirm_below) if args.confirm_below is not None else CONFIRM_BELOW
 
 
 def _speech_input(args: argparse.Namespace, reply_voice: SpeechSynthesizer | None, scripts: list[Script]) -> SpeechInput:
