@@ -213,29 +213,8 @@ def test_the_simulated_user_answers_from_the_script() -> None:
     assert simulated_answer("我叫王芳", "我叫王方", "王方", "zh") == "不是，是王芳。"
 
 
-class ConfidentMishearing:
-    """Recognizer fake: each turn's final is the next scripted (text, unsure words)."""
-
-    name = "fake-asr"
-    sample_rate = 16000
-
-    def __init__(self, heard: list[tuple[str, tuple[str, ...]]]) -> None:
-        self.heard = list(heard)
-        self.done: set[int] = set()
-
-    def accept(self, chunk: object) -> list[Transcript]:
-        return []
-
-    def flush(self, turn_id: int) -> list[Transcript]:
-        if turn_id in self.done or not self.heard:
-            return []
-        self.done.add(turn_id)
-        text, unsure = self.heard.pop(0)
-        return [Transcript(turn_id, text, final=True, words=tuple(heard(text, *unsure)))]
-
-
 def test_eval_speech_answers_a_confirmation_and_the_next_turn_sees_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from test_eval import FakeSynthesizer
+    from test_eval import FakeSynthesizer, MishearingRecognizer
 
     from sotto.commands.eval import SpeechInput, run_scripts, summary
     from sotto.memory.evaluation import Script, ScriptTurn
@@ -246,7 +225,8 @@ def test_eval_speech_answers_a_confirmation_and_the_next_turn_sees_it(tmp_path: 
         ScriptTurn("Also bring flowers.", remember=[["88412"], ["flowers"]]),
     ])
     voice = FakeSynthesizer()
-    recognizer = ConfidentMishearing([("my id is 88421", ("88421",)), ("no it's 88412", ()), ("also bring flowers", ())])
+    recognizer = MishearingRecognizer(["my id is 88421", "no it's 88412", "also bring flowers"],
+                                      lambda text: tuple(heard(text, "88421")))
     speech = SpeechInput(lambda lang: voice, lambda lang: (recognizer, "fake-asr"))
     lines: list[dict[str, object]] = []
     agent = Agent(None, Store(tmp_path / "s.db"), config=AgentConfig(model_update="off", reply_mode="composed", confirm_below=0.5))
