@@ -112,6 +112,9 @@ def test_reading_answers() -> None:
     assert read_answer("No, not Wen, Wang.", name).value == "Wang"
     assert read_answer("nope it's wang", name).value == "Wang"  # a name as recognised, capitalised
     assert read_answer("What time is it?", name).outcome == LAPSED
+    code = PendingConfirmation("700", "700", "700", "number", 0.2, 1, "en")
+    assert read_answer("nope it's tires", code).outcome == NO  # no number given: the unsure one goes
+    assert read_answer("no it's 7 0 1", code).value == "701"
     assert read_answer("No, I want to change the whole booking to another day next week please", name).outcome == LAPSED
     zh = PendingConfirmation("王方", "王方", "王方", "name", 0.2, 1, "zh")
     assert read_answer("对", zh).outcome == YES and read_answer("是王方", zh).outcome == YES
@@ -210,6 +213,7 @@ def test_the_simulated_user_answers_from_the_script() -> None:
     assert simulated_answer("My number is 0412 556 781.", "my number is your 412 556 781", "412556781", "en") == \
         "No, it's 0 4 1 2 5 5 6 7 8 1."  # read digit by digit
     assert simulated_answer("Pick me up.", "pick me up at 3", "3", "en") == "No."  # nothing said there
+    assert simulated_answer("Every Saturday.", "every saturdays", "saturdays", "en") == "Yes."  # a plural s is no error
     assert simulated_answer("我叫王芳", "我叫王方", "王方", "zh") == "不是，是王芳。"
 
 

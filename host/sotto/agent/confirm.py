@@ -29,11 +29,12 @@ from sotto.engines.normalize import comparable_words
 from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_QUANTITY, KIND_TIME, VALUE_LEN
 from sotto.memory.rules import RuleResult
 from sotto.memory.state import SessionState
-from sotto.memory.update import ADD, UPDATE
+from sotto.memory.update import ADD, UPDATE, number_of
 
 # Kinds worth a question when unsure: a wrong one sends someone to the wrong place at the wrong time.
 CONFIRM_KINDS = (KIND_NAME, KIND_NUMBER, KIND_TIME, KIND_DATE, KIND_QUANTITY)
 YES, NO, CORRECTED, LAPSED = "yes", "no", "corrected", "lapsed"
+_COUNTED = (KIND_NUMBER, KIND_QUANTITY, KIND_TIME)  # values that hold a number: so must their correction
 MAX_CORRECTION_WORDS = 6  # a longer answer after "no" is a new statement, not the value
 
 
@@ -238,6 +239,8 @@ def read_answer(words: str, pending: PendingConfirmation) -> Answer:
         value = _as_value(rest, pending.kind, pending.lang)
         if len(value.split()) > MAX_CORRECTION_WORDS or len(value) > VALUE_LEN:
             return Answer(LAPSED)  # more than a value: a new statement
+        if pending.kind in _COUNTED and number_of(value) is None and not re.search(r"\d", value):
+            return Answer(NO)  # "no, it's tires" for a number: the number was wrong, and no other was given
         return Answer(YES) if same(value) else Answer(CORRECTED, value)
     if same(lead.sub("", text, count=1)):
         return Answer(YES)  # the value said back (是王芳)
