@@ -50,7 +50,7 @@ EN_CHANGE_CUES = re.compile(
     r"\b(?:not|n't|instead|rather|than|better|prefer|preferably|change|changed|changing|switch|switched|move|moved|"
     r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|make (?:it|that|this|them|those)|"
     r"turn (?:it|that) into|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
-    r"go with|goes? better|works? better|suits? (?:\w+ )?better|earlier|later|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
+    r"go with|goes? better|works? better|suits? (?:\w+ )?better|(?:up|down) to|earlier|later|earliest|latest|soonest|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
     re.I,
 )
 ZH_CHANGE_CUES = re.compile(r"吧[。！!]?$|吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
@@ -130,7 +130,7 @@ def has_change_cue(text: str, lang: str) -> bool:
 
 # Cues that decide for the whole sentence, wherever they stand: a preference between values.
 EN_STRONG_CUES = re.compile(r"\b(?:instead|rather|better|prefer|preferably|would suit|suits? \w+ better|works? better)\b", re.I)
-ZH_STRONG_CUES = re.compile(r"还是|改成|改到|换成|更好|比较好|而是|不是")
+ZH_STRONG_CUES = re.compile(r"还是|改成|改到|换成|更好|比较好|而是|不是|更[\u4e00-\u9fff]")  # 更方便: a preference between values
 
 
 def has_strong_cue(text: str, lang: str) -> bool:

@@ -19,7 +19,7 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
-from sotto.memory.statements import Statement, asked_kinds, content_stems, read_sentence
+from sotto.memory.statements import Statement, asked_kinds, content_stems, read_sentence, zh_words
 from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
@@ -175,6 +175,8 @@ def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tup
     out: list[tuple[str, str, bool]] = []
     patterns = _ZH_CORRECTIONS if lang == "zh" else _EN_CORRECTIONS
     body = strip_fillers(sentence)
+    body = L.strip_zh_discourse(body) if lang == "zh" else L.strip_en_discourse(body)  # "Hmm, matte would ..."
+    body = body.rstrip(" .!。！")
     for pat in patterns:
         m = pat.search(body)
         if not m:
@@ -317,18 +319,87 @@ class _Working:
         self.result.added.append(item)
 
 
-def _modifier_swap(text: str, state: SessionState) -> tuple[str, str] | None:
-    """"right shoulder" after "my left shoulder", "lemon sponge instead" after "chocolate
-    sponge": a noun said again with another word before it replaces that word."""
-    notes = [state.current_task] + [i.value for i in state.all_items() if i.kind == KIND_NOTE]
-    words = re.findall(r"[A-Za-z][\w'-]*", text)
-    for modifier, noun in zip(words, words[1:]):
+_ZH_GRADED = re.compile(r"[近远早晚快慢大小多少高低长短轻重便贵宜松紧宽窄亮暗厚薄]一?(?:点|些)(?![半钟])|更")
+_EN_HEAD_FOR = re.compile(r"\b(?P<mod>[A-Za-z][\w-]*) for the (?P<noun>[A-Za-z][\w-]*)\b", re.I)
+
+
+def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str] | None:
+    """The same noun said again with another word before it replaces that word: "right
+    shoulder" after "left shoulder", "the eight-seater" after "a six-seater", "semi-skimmed
+    for the milk" after "whole milk", 城西分馆 after 城东分馆, 草莓慕斯 after 芒果慕斯."""
+    stored = [state.current_task] + [i.value for i in state.all_items()]
+    if lang == "zh":
+        words = zh_words(st.text)
+        for (mod, mflag), (head, hflag) in zip(words, words[1:]):
+            if not hflag.startswith("n") or len(head) < 1 or mflag[:1] not in ("n", "m", "a", "b", "f") or mflag == "nr":
+                continue
+            if any(c in ZH_FUNCTION_CHARS for c in mod) and mflag[:1] != "m":
+                continue
+            for text in stored:
+                for m in re.finditer(rf"(?P<x>[\u4e00-\u9fff]{{{len(mod)}}}){re.escape(head)}", text):
+                    x = m.group("x")
+                    if x != mod and any(w == x and f[:1] == mflag[:1] for w, f in zh_words(text)):
+                        return x + head, mod + head
+        return None
+    pairs = list(zip(*(lambda ws: (ws, ws[1:]))(re.findall(r"[A-Za-z][\w'-]*", st.text))))
+    pairs += [(m.group("mod"), m.group("noun")) for m in _EN_HEAD_FOR.finditer(st.text)]
+    pairs += [tuple(w.split("-", 1)) for w in re.findall(r"\b[A-Za-z]+-[A-Za-z]+\b", st.text)]  # type: ignore[misc]
+    for modifier, noun in pairs:
         if modifier.lower() in EN_STOPWORDS or noun.lower() in EN_STOPWORDS or not content_stems(noun):
             continue
-        for note in notes:
-            m = re.search(rf"\b([A-Za-z][\w-]*) {re.escape(noun)}\b", note, re.I)
+        for text in stored:
+            m = re.search(rf"\b([A-Za-z][\w]*)([- ]){re.escape(noun)}\b", text, re.I)
             if m and m.group(1).lower() != modifier.lower() and m.group(1).lower() not in EN_STOPWORDS:
-                return m.group(0), f"{modifier.lower() if not modifier[0].isupper() or m.group(1)[0].islower() else modifier} {m.group(0).split(' ', 1)[1]}"
+                new_mod = modifier.lower() if not modifier[0].isupper() or m.group(1)[0].islower() else modifier
+                return m.group(0), f"{new_mod}{m.group(2)}{m.group(0)[len(m.group(1)) + 1:]}"
+    return None
+
+
+_EN_OBJECT = re.compile(r"\b(?:the|a|an|some)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", re.I)
+_EN_NO_OBJECT = re.compile(r"\b(?:no|not the|not a|not an)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b", re.I)
+
+
+def _np(text: str) -> str:
+    """A noun phrase without the words that follow its noun ("sea bass for dinner" -> "sea bass")."""
+    words = []
+    for word in text.split():
+        if word.lower() in EN_STOPWORDS or word.lower() in L.EN_EMPTY_WORDS:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
+def _object_swap(text: str, anchors: list[str], state: SessionState) -> tuple[str, str] | None:
+    """"Carlos changed his mind, he's going for the lamb" after "Carlos wants the sea bass":
+    the thing said with a person in a sentence of change replaces the thing stored with them."""
+    new_np = ""
+    old_np = ""
+    no = _EN_NO_OBJECT.search(text)
+    if no:
+        old_np = _np(no.group("np"))
+    for m in _EN_OBJECT.finditer(text):
+        if no is None or m.start() < no.start() or m.start() > no.end():
+            candidate = _np(m.group("np"))
+            if candidate and content_stems(candidate):
+                new_np = candidate
+                if no is not None:
+                    break  # "A fringe, she says, and no bob": the first thing said is the new one
+    if not new_np:
+        return None
+    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE]
+    for note in notes:
+        for clause in re.split(r"[,;:]|\band\b|\bbut\b", note):
+            if not any(re.search(rf"(?<![A-Za-z]){re.escape(a)}(?![A-Za-z])", clause) for a in anchors):
+                continue
+            if old_np:
+                if re.search(rf"\b{re.escape(old_np)}\b", clause, re.I):
+                    return old_np, new_np
+                continue
+            found = list(_EN_OBJECT.finditer(clause))
+            if found:
+                old = _np(found[-1].group("np"))
+                if old and old.lower() != new_np.lower() and content_stems(old):
+                    return old, new_np
     return None
 
 
@@ -348,11 +419,23 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     w = _Working(state.copy(), result, turn)
     sentences = split_sentences(words) or ([words] if words else [])
     rejected: list = []  # values a sentence rejected without giving the new one
+    carried: Statement | None = None  # a sentence of change with no value: "Lily changed her mind again."
+    mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
+    previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
     for sentence in sentences:
         if _is_closing(sentence, lang):
             result.closing = True
             continue
         st = read_sentence(sentence, lang)
+        before = previous if carried is not None else ""
+        if carried is not None and not st.question:
+            # "Oh, I got the day wrong. The 13th ...": the cue and what it was about carry
+            # over to the sentence that gives the value.
+            st.admission = st.admission or carried.admission
+            st.change_cue = st.change_cue or carried.change_cue
+            st.strong_cue = st.strong_cue or carried.strong_cue
+            st.frame_keys = st.frame_keys | carried.frame_keys
+        carried = None
         if st.question:
             result.question = True
             result.questions.append(st)
@@ -387,14 +470,28 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 patch.add_names.append(name)
             st.values = [v for v in st.values if v.text != name and name not in v.text]
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
-        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected)
+        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned)
         news = [v for v in st.values if not v.negated]
         rejected = [v for v in st.values if v.negated] if not news else []
+        gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
+        mentioned = values.mentioned if gave_nothing else []
+        carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
+        previous = st.text if carried is not None else ""
         replaced = w.apply(values.decisions)
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
-        if not replaced and lang == "en" and (st.change_cue or st.admission):
-            swap = _modifier_swap(st.text, w.state)
+        plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."
+        graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
+        if not replaced and (st.change_cue or st.admission or st.strong_cue or graded or plain):
+            swap = _head_swap(st, w.state, lang)
+            if swap is not None:
+                w.propagate(swap[0], swap[1], None)
+                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
+                result.retired.append(swap[0])
+                replaced = True
+        if not replaced and lang == "en" and (st.change_cue or st.admission or st.strong_cue):
+            anchors = [i.value for i in _typed(w.stored()) if i.kind == "name" and re.search(rf"(?<![A-Za-z]){re.escape(i.value)}(?![A-Za-z])", f"{before} {st.text}")]
+            swap = _object_swap(st.text, anchors, w.state) if anchors else None
             if swap is not None:
                 w.propagate(swap[0], swap[1], None)
                 result.corrections.append(Replacement(old=swap[0], new=swap[1]))

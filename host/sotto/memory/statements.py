@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
@@ -49,8 +49,12 @@ _EN_QUANTITY = re.compile(
     rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?:{_UNIT_WORD}))?)",
     re.I,
 )
+_QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
+_EN_FRACTION = re.compile(
+    r"\b(?:half|a half|a quarter|quarter|three quarters|a third|one and a half|(?:\d+|one|two|three) and a half)(?: of)? (?:a |an )(?P<unit>[a-z][a-z-]+)\b", re.I
+)  # "half a cup", "one and a half teaspoons" is a count with its unit
 _EN_ID = re.compile(
-    r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}[A-Z]?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
+    r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}(?:[A-Z]|\s[B-HJ-Z](?![\w'’]))?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
 )
 # "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
 _EN_LABELLED = re.compile(
@@ -62,7 +66,11 @@ _EN_LABELLED = re.compile(
 _EN_ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b")
 # "a table for four", "lasagne for six": a bare count after "for" counts people.
 _EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
-_EN_FOR_COUNT = re.compile(rf"\bfor ((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b(?=\s*(?:[,.;!?]|$|people|persons|guests|tonight|on|at|this|next|tomorrow))", re.I)
+_EN_FOR_COUNT = re.compile(
+    rf"\b(?:for|we're|we are|we'll be|we will be|there'll be|there will be|there are|party of|table for|group of) (?:just |only )?((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b"
+    r"(?=\s*(?:[,.;!?:]|$|people|persons|guests|tonight|on|at|this|next|tomorrow|now|then|in total|altogether|of us))",
+    re.I,
+)  # "a table for six", "We're three, me, Carlos and Rosa": a count of people
 # "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
 _EN_MOVED_TO = re.compile(
     rf"\b(?:push|pushed|move|moved|bump|bumped|shift|shifted|change|changed|bring|brought|put|reschedule|rescheduled)\b[^,.;!?]{{0,30}}?(?<!up )\bto (?P<t>{_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?)\b(?! (?:people|persons|guests|of|[a-z]+s\b))",
@@ -71,7 +79,7 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
-_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
 _EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
 _TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
 _CAP = r"[A-Z][\w'’-]*"
@@ -98,7 +106,7 @@ _EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|\bno longer|\binstead of|\bra
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
     r"^\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
-    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|unavailable|not available|not coming|"
+    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|"
     r"a problem|problematic|full|booked|taken|busy|too (?:early|late|soon|much|many|far)|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
     re.I,
@@ -145,11 +153,14 @@ _ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何�
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
 _ZH_UNIT_CODE = re.compile(r"[A-Za-z\d一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
-_ZH_ADDRESS = re.compile(r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*")
+_ZH_ADDRESS = re.compile(
+    r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
+    r"|(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*"
+)  # "成都高新区天府大道": a district and a road are an address even without a house number
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班)|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
@@ -284,7 +295,8 @@ def _en_is_question(sentence: str) -> bool:
 
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
-    "instead please thanks too as well people's once twice thrice times daily altogether total all overall".split()
+    "instead please thanks too as well people's once twice thrice times daily altogether total all overall "
+    "while when whenever because since if unless though although as before after until till".split()
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
@@ -307,6 +319,12 @@ def _en_values(text: str) -> list[Value]:
         taken.append((start, end))
         found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in _QUOTED.finditer(text):
+        inner = "q" if m.group("q") is not None else "q2"
+        if m.group(inner) is not None:
+            add(m.start(inner), m.end(inner), KIND_NAME)  # 'write "Happy 80th" on it': verbatim, nothing inside is a value
+    for m in _EN_FRACTION.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _EN_ADDRESS.finditer(text):
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
@@ -427,6 +445,9 @@ def _en_values(text: str) -> list[Value]:
             v.negated = True
         elif _EN_FROM_TO.search(before[-12:]) and re.match(r"^\s+(?:to|until|till)\b", text[v.end:], re.I):
             v.maybe_old = True
+        if v.kind in (KIND_NUMBER, KIND_QUANTITY) and v.text[:1].isdigit() and text[v.start - 1: v.start] in ("£", "€", "¥", "$"):
+            v.start -= 1  # "£14": the currency is part of the amount
+            v.text = text[v.start: v.end]
         if v.kind == KIND_NUMBER and v.text.lower() in ("one", "a", "an") :
             v.kind = ""  # "one" alone is a pronoun far more often than a value
     return [v for v in found if v.kind and not (v.kind == KIND_NUMBER and v.text.lower() in ("one",))]
@@ -470,13 +491,18 @@ def _is_name_word(word: str) -> bool:
     w = word.strip("'’").removesuffix("'s").removesuffix("’s")
     if "'" in w or "’" in w:
         return False  # "There'll", "We'd": a contraction
+    if "-" in w.strip("-"):
+        return all(_is_name_word(part) for part in w.split("-") if part)  # "Twenty-eight" is no name; "Mary-Jane" is
     words = _english_words()
     low = w.lower()
     if w in words:
         return low not in words  # "Chloe", "Ella"; but "Go", "Mark" are words first
     # The list holds base forms: "Checking" is "check" + "ing".
-    forms = {low, low[:-3], low[:-3] + "e", low[:-2], low[:-2] + "e", low[:-1], low[:-3] + "y" if low.endswith("ies") else low}
-    return not any(f in words for f in forms if len(f) >= 3)
+    forms = {low}
+    for suffix, repl in (("ing", ("", "e")), ("ed", ("", "e")), ("ies", ("y",)), ("es", ("",)), ("s", ("",)), ("er", ("", "e")), ("ly", ("",))):
+        if low.endswith(suffix):  # only a real ending is taken off: "Carla" is not "car" + "la"
+            forms |= {low[: -len(suffix)] + r for r in repl}
+    return low not in words and not any(f in words for f in forms if len(f) >= 3)  # "Go" is a word too
 
 
 def _en_copula_key(text: str, value: Value) -> str:
@@ -524,6 +550,8 @@ def _zh_values(text: str) -> list[Value]:
         taken.append((start, end))
         found.append(Value(text[start:end], kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in _QUOTED.finditer(text):
+        add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
     for m in _ZH_ADDRESS.finditer(text):
         start = m.start()
         while start < m.end() and text[start] in "在到去从于住是寄送":
@@ -534,6 +562,10 @@ def _zh_values(text: str) -> list[Value]:
     for m in _ZH_FREQUENCY.finditer(text):
         period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
         add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
+    for m in _ZH_DATE.finditer(text):
+        part = re.match(r"(?:上午|下午|晚上|早上|中午|傍晚|凌晨|白天)(?![零〇一二两三四五六七八九十\d点半])", text[m.end():])
+        if part:
+            add(m.start(), m.end() + part.end(), KIND_DATE)  # "明天下午" with no clock time: one value, replaced as one
     for m in _ZH_TIME.finditer(text):
         if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重短长]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0).endswith("点"):
             continue  # "近一点": a little closer, not one o'clock
@@ -542,12 +574,22 @@ def _zh_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_DATE)
     for m in _ZH_ID.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
+    starts = _zh_word_starts(text)
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
+        end = m.end()
+        if text[m.start() - 1: m.start()] == "第":
+            continue  # "第二本": an ordinal, not a count
+        if m.group("num") == "一" and text[end:end + 1] in ("是", "要", "给"):
+            continue  # "一本是《活着》": one of them, not a count
+        for i in range(m.start("unit") + 1, m.end()):
+            if starts.get(i, "n")[:1] in "dcpryexuv":  # "八寸肯定不够": the unit is 寸, "肯定" is not counted
+                unit, end = text[m.start("unit"): i], i
+                break
         before = text[max(0, m.start() - 3): m.start()]
         less = re.search(r"(?:少|减|减少|去掉)了?$", before) is not None
         more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加|多买|多要|多订|再来|再要|再买)了?$", before) is not None
-        add(m.start(), m.end(), KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
+        add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
     for m in _ZH_TITLED.finditer(text):
@@ -561,6 +603,8 @@ def _zh_values(text: str) -> list[Value]:
         if not _zh_looks_like_name(name):
             continue
         add(m.start("name"), m.end("name"), KIND_NAME)
+    for start, end in _zh_segmented_names(text):
+        add(start, end, KIND_NAME)
     for m in re.finditer(rf"\d+|[{_ZH_NUM}]{{2,}}", text):
         add(m.start(), m.end(), KIND_NUMBER)
     found.sort(key=lambda v: v.start)
@@ -568,6 +612,49 @@ def _zh_values(text: str) -> list[Value]:
         if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or _ZH_NEGATED_AFTER.match(text[v.end:]):
             v.negated = True
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba_tokenizer() -> Any:
+    import logging
+
+    import jieba  # type: ignore[import-not-found,import-untyped]
+    import jieba.posseg  # type: ignore[import-not-found,import-untyped]
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba.posseg.POSTokenizer(jieba.Tokenizer())
+
+
+def zh_words(text: str) -> list[tuple[str, str]]:
+    """Chinese words with their part of speech (jieba's tags: n noun, ns place, m numeral ...)."""
+    return [(w, f) for w, f in _jieba_tokenizer().cut(text)]
+
+
+def _zh_word_starts(text: str) -> dict[int, str]:
+    """Where each jieba word starts in `text`, with its part of speech."""
+    out: dict[int, str] = {}
+    pos = 0
+    for word, flag in zh_words(text):
+        out[pos] = flag
+        pos += len(word)
+    return out
+
+
+def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
+    """Person names jieba's tagger finds (刘建, 陈浩, 阿凯, and Latin names such as Tony),
+    kept only when they look like names: a surname or 阿/小/老 first, two or three characters."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for word, flag in _jieba_tokenizer().cut(text):
+        start = text.find(word, pos)
+        if start < 0:
+            continue
+        pos = start + len(word)
+        if flag in ("nr", "nrfg") and 2 <= len(word) <= 3 and (word[0] in _ZH_SURNAMES or word[0] in "阿小老") and not any(c in ZH_FUNCTION_CHARS for c in word[1:]):
+            out.append((start, pos))
+        elif flag == "eng" and re.fullmatch(r"[A-Z][a-z]{1,15}", word):
+            out.append((start, pos))
+    return out
 
 
 _ZH_SURNAMES = set(

@@ -61,6 +61,7 @@ class ValueUpdate:
     decisions: list[Decision] = field(default_factory=list)
     replaced: list[tuple[str, str]] = field(default_factory=list)  # (old, new) value texts
     consumed: set[int] = field(default_factory=set)  # ids of the statement values used
+    mentioned: list[Item] = field(default_factory=list)  # stored values a sentence of change named
 
 
 def _norm(text: str) -> str:
@@ -117,6 +118,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
             if lang == "zh":
                 # "两份" counts what "三份炒饭" counts; a bare 个 counts anything.
                 return a == b or not a or not b or a.startswith(b) or b.startswith(a)
+            if number_of(value.text) is not None and number_of(stored.value) is None:
+                return False  # "make it a dozen" counts; "half pepperoni" is a share, not a count
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
@@ -146,7 +149,7 @@ def item_unit_words(item: Item) -> str:
     """The unit as said: "twenty guests" -> "guests", "a dozen eggs" -> "eggs"."""
     return re.sub(
         rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?:[- ](?:{EN_NUMBER_WORDS}))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*",
-        "", item.value, flags=re.I).strip()
+        "", item.value, flags=re.I).strip(" -")  # "six-seater" -> "seater"
 
 
 def _key_stems(item: Item) -> set[str]:
@@ -167,13 +170,19 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
         key = " ".join(content[:6])
     if value.kind == KIND_QUANTITY and value.unit and value.unit not in key:
         key = (value.unit + " " + key).strip() if lang != "zh" else value.unit + key
+    if lang != "zh" and value.kind in (KIND_DATE, KIND_TIME) and "until" not in key.lower() and (
+        value.prep in ("until", "till", "through") or (value.prep == "to" and re.search(r"\bfrom\b", value.context, re.I))
+    ):
+        key = f"{key} until".strip()  # the end of a stay or a slot: "from the 3rd to the 10th" ... "until the 11th"
     for q in value.qualifiers:
         if q not in key:
             key = f"{key} {q}".strip() if lang != "zh" else key + q
     return key[:60]
 
 
-def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlier_olds: list[Value] | None = None) -> ValueUpdate:
+def decide_values(
+    statement: Statement, stored: list[Item], turn: int, *, earlier_olds: list[Value] | None = None, earlier_mentioned: list[Item] | None = None
+) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
     `earlier_olds`: values an earlier sentence of the same turn rejected with no new
@@ -182,14 +191,19 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
     maybe = [v for v in statement.values if v.maybe_old and any(_same_value(s, v.text) for s in stored)]
-    mentioned: list[Item] = []
+    mentioned: list[Item] = [s for s in (earlier_mentioned or []) if s in stored]
     if statement.change_cue or statement.strong_cue or statement.admission:
         # "黄老师那边换人了，现在是赵老师": a stored value named beside a new one of its kind, in
         # a sentence of change, is the one that changes (when no key says otherwise).
         for v in statement.values:
             if v.negated or v in maybe:
                 continue
-            mentioned += [s for s in stored if _same_value(s, v.text)]
+            same = [s for s in stored if _same_value(s, v.text)]
+            mentioned += same
+            # "Saturday's changed hands": what was said with Saturday (Nadia drives) changes too.
+            for anchor in same:
+                mentioned += [s for s in stored if s is not anchor and s.kind != anchor.kind and s.kind in VALUE_KINDS and _contains_value(Item(key="", value=anchor.key, kind=anchor.kind), s.value)]
+    out.mentioned = mentioned
     olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
     news = [v for v in statement.values if not v.negated and v not in maybe]
     current = list(stored)
@@ -211,7 +225,8 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
             if absolute or not base:
                 out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
                 continue
-            target = base[-1]
+            # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
+            target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & statement.frame_keys), base.index(s)))
             n_old, n_delta = number_of(target.value), number_of(v.text)
             if n_old is None or n_delta is None:
                 continue
@@ -230,7 +245,9 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
         candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang)]
         decision: Decision | None = None
         # 1. the old value named in the sentence ("ends 0199, not 0190": its last digits)
-        for o in olds:
+        # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
+        stronger = v.weak and any(n is not v and n.kind == v.kind and not n.weak for n in news)
+        for o in ([] if stronger else olds):
             partial = [s for s in candidates if s.kind == KIND_NUMBER and v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
             if partial:
                 target = partial[-1]
@@ -357,7 +374,12 @@ def _by_key(
     if v.cue or statement.strong_cue or statement.admission or statement.proposal:
         said_names = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
         names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
-    own = (content_stems(v.context) | content_stems(v.key)) - names
+    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
+    named = [s for s in (mentioned or []) if s in candidates and s.kind == v.kind and (v.kind != KIND_NAME or _titled(s.value) == _titled(v.text))]
+    if (cued or statement.change_cue) and named and not (statement.additive and not statement.change_cue):
+        # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
+        return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
+    own = (content_stems(v.context) | content_stems(v.key)) - names - _KIND_NOUNS  # "her number is ...": "number" says no more than the kind
     frame_keys = statement.frame_keys - names
     scored: list[tuple[int, int, Item]] = []
     for order, s in enumerate(candidates):
@@ -369,9 +391,12 @@ def _by_key(
             overlap += len(keys & (frame_keys - own))
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
-        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue):
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and not _titled(s.value) and any(_titled(c.value) for c in candidates if c.kind == KIND_NAME):
+            continue  # "Mr. Osei is covering Kofi": a teacher replaces a teacher, never the child or "her brother"
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue or statement.change_cue):
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
-            overlap += 3  # "the name's spelt Garreth": the same name, spelled right
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _spelled_again(v.text, s.value):
+            overlap += 5  # "the name's spelt Garreth": the same name, spelled right
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
             overlap += 2  # "WM-7240" after "WM-7420": the same code read again
         if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY:
@@ -396,7 +421,6 @@ def _by_key(
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
-    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
     named = [s for s in (mentioned or []) if s in candidates]
     if cued and not adds and named:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
