@@ -244,3 +244,29 @@ def test_eval_speech_answers_a_confirmation_and_the_next_turn_sees_it(tmp_path: 
     assert "88412" in json.dumps(second["state"]) and "88421" not in json.dumps(second["state"])
     assert result["turns"] == 2 and result["confirmations"] == {"asked": 1, "corrected": 1}
     assert result["entity_retention"] == round(2 / 3, 4)  # lost at the asking turn, back after the answer
+
+
+@pytest.mark.slow
+def test_real_speech_asks_back_and_the_spoken_answer_is_recognised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piper speaks, pocketsphinx recognises, the agent asks (every value, at 1.01), the
+    simulated user's answer is spoken and recognised too."""
+    from sotto.commands.eval import SpeechInput, run_scripts, summary
+    from sotto.engines import sphinx_asr, tts
+    from sotto.engines.normalize import NormalizingRecognizer
+    from sotto.memory.evaluation import Script, ScriptTurn
+
+    monkeypatch.setenv("SOTTO_HOME", str(tmp_path / "home"))
+    voice = tts.load()
+    recognizer = NormalizingRecognizer(sphinx_asr.load(), "en")
+    speech = SpeechInput(lambda lang: voice, lambda lang: (recognizer, "pocketsphinx"))
+    script = Script("t", "en", [ScriptTurn("Please call me tomorrow at three.", remember=[["3"]])])
+    agent = Agent(None, Store(tmp_path / "s.db"), config=AgentConfig(model_update="off", reply_mode="composed", confirm_below=1.01))
+    lines: list[dict[str, object]] = []
+    result = summary(run_scripts([script], agent, None, lines.append, speech=speech), 1, "none", asr="pocketsphinx")
+    (line,) = lines
+    assert str(line["reply"]).startswith("Was that ")
+    confirm = line["confirm"]
+    assert isinstance(confirm, dict)
+    assert confirm["said"] in ("Yes.", "No.") or str(confirm["said"]).startswith("No, it's")
+    assert confirm["answer"] in ("yes", "no", "corrected", "lapsed", "unheard") and confirm["heard"] != ""
+    assert result["turns"] == 1 and result["confirmations"]["asked"] == 1
