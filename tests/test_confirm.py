@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 
 from sotto.agent import Agent, AgentConfig
-from sotto.agent.confirm import CORRECTED, LAPSED, NO, YES, PendingConfirmation, read_answer, spelled_out
+from sotto.agent.confirm import CORRECTED, Answer, LAPSED, NO, YES, PendingConfirmation, read_answer, spelled_out
 from sotto.cli import main
 from sotto.engines.base import Transcript, WordConfidence
 from sotto.memory.store import Store
@@ -105,7 +105,8 @@ def test_spelled_characters_are_joined(said: str, spelled: str | None) -> None:
 
 def test_reading_answers() -> None:
     name = PendingConfirmation("Mr. Wen", "Wen", "wen", "name", 0.2, 1, "en")
-    assert read_answer("Yeah, that's right.", name).outcome == YES
+    assert read_answer("Yeah, that's right.", name) == Answer(YES)
+    assert read_answer("Yes, Wen.", name).rest == "" and read_answer("Yes, and call him.", name).rest == "and call him"
     assert read_answer("Wen.", name).outcome == YES  # said back
     assert read_answer("W E N", name).outcome == YES
     assert read_answer("No.", name).outcome == NO

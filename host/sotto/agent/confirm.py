@@ -245,7 +245,10 @@ def read_answer(words: str, pending: PendingConfirmation) -> Answer:
     if same(lead.sub("", text, count=1)):
         return Answer(YES)  # the value said back (是王芳)
     if yes.match(text):
-        return Answer(YES, rest=yes.sub("", text, count=1).strip(_PUNCT))
+        rest = text
+        while yes.match(rest):  # "yeah, that's right"
+            rest = yes.sub("", rest, count=1).strip(_PUNCT)
+        return Answer(YES, rest="" if same(lead.sub("", rest, count=1)) else rest)  # "yes, 3 pm": a plain yes
     spelled = spelled_out(lead.sub("", text, count=1))
     if spelled is not None:
         value = _as_value(spelled, pending.kind, pending.lang)
