@@ -48,6 +48,7 @@ from sotto.agent.reply import OPEN_ANSWER_DEADLINE_MS, ReplyWriter
 from sotto.agent.router import CONFIRM, Route, route_turn
 from sotto.agent.turn import Turn, TurnResult
 from sotto.memory.state import SessionState, bounded
+from sotto.memory.statements import warm_up as warm_up_reading
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
 from sotto.memory.profile import Profile, profile_key, promote, seed_state
@@ -99,6 +100,7 @@ class Agent:
         model passed in its start-up probe (`sotto.agent.capability.capabilities_for`); the
         model is given only those (None: every job, unprobed - tests and explicit callers).
         `now`: the host clock the time and date answers come from."""
+        warm_up_reading()  # the Chinese segmenter's dictionary loads here, not in the first turn
         self.model = model
         self.knowledge = knowledge
         self.store = store

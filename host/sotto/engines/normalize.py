@@ -116,12 +116,43 @@ def _en_digit_strings(tokens: list[str]) -> list[str]:
     return out
 
 
+_SPOKEN_DIGIT = {"zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+                 "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+_SPOKEN_DIGITS = re.compile(
+    r"\b(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|double (?:zero|oh|one|two|three|four|five|six|seven|eight|nine))"
+    r"(?:,?\s+|-)){2,}(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b",
+    re.I,
+)
+
+
+def spoken_digit_groups(text: str) -> str:
+    """Digits read one by one, in groups ("six three three oh, one nine four eight") -> "6330 1948":
+    a pause (a comma) between groups stays a space."""
+
+    def digits(m: "re.Match[str]") -> str:
+        groups = []
+        for group in re.split(r",\s*", m.group(0)):
+            words = re.findall(r"[a-z]+", group.lower())
+            out, i = "", 0
+            while i < len(words):
+                if words[i] == "double" and i + 1 < len(words):
+                    out += _SPOKEN_DIGIT[words[i + 1]] * 2
+                    i += 2
+                    continue
+                out += _SPOKEN_DIGIT[words[i]]
+                i += 1
+            groups.append(out)
+        return " ".join(groups)
+
+    return _SPOKEN_DIGITS.sub(lambda m: digits(m) if len(re.findall(r"[a-z]+", m.group(0), re.I)) >= 4 or "oh" in m.group(0).lower().split() else m.group(0), text)
+
+
 def normalize_en(text: str) -> str:
     from text_to_num import alpha2digit
 
     if not text.strip():
         return ""
-    converted = alpha2digit(text, "en", _EN_THRESHOLD)
+    converted = alpha2digit(spoken_digit_groups(text), "en", _EN_THRESHOLD)
     return " ".join(_en_digit_strings(_en_times(converted.split())))
 
 

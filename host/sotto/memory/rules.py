@@ -15,13 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sotto.engines.normalize import spoken_digit_groups
 from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.statements import Statement, asked_kinds, content_stems, read_sentence, zh_words
 from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, UPDATE, Decision, decide_values, replace_in_items
+from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -58,6 +59,8 @@ _EN_CORRECTIONS = [
     re.compile(rf"\binstead of\s+(?P<old>{_NO_PUNCT}+?)\s*,\s*(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s+instead of\s+(?P<old>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>\b\w[\w-]*(?: \w[\w-]*)?)\s+(?:would|will|might|is|looks?|sounds?|seems?|works?)?\s*(?:be |look |sound |work )?(?:better|nicer|preferable) than\s+(?P<old>{_NO_PUNCT}+?)(?:\s+for\b{_NO_PUNCT}*)?$", re.I),
+    re.compile(r"\bmore\s+(?P<new>[a-z][\w-]*)\s+than\s+(?P<old>[a-z][\w-]*)\b", re.I),  # "it's more navy than black"
+    re.compile(r"\b(?P<new>[a-z][\w-]*)\s+over\s+(?P<old>[a-z][\w-]*)\b(?!\s+(?:the|a|an|to|there|here)\b)", re.I),  # "I'd go dove over charcoal"
     re.compile(rf"(?:^|,\s*)not\s+(?P<old>[^,.;!?—–]+?)\s*(?:[,—–]\s*(?:but\s+)?|\s+-\s+|\s+but\s+)(?:it'?s\s+)?(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>[^,.;!?—–]+?)\s*(?:[,—–]|\s-)\s*(?:and\s+)?not\s+(?P<old>{_NO_PUNCT}+?)\s*[.!]?$", re.I),
 ]
@@ -86,6 +89,13 @@ _EN_CANCEL = re.compile(
     r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all))?$",
     re.I,
 )
+# A retraction said inside a sentence: "Leave the mattress off", 滑板车就不拿了, 不用软饭了.
+_EN_RETRACT = re.compile(
+    r"\bleave (?:the |my |our )?(?P<what>[a-z][\w -]{1,30}?) (?:off|out)\b"
+    r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)",
+    re.I,
+)
+_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:拿|要|带|买|订|做|用|去|卖|办)了|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了")
 _ZH_CANCEL = re.compile(rf"^(?:算了[，,]?\s*)?(?:取消|不要|算了|别)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
 _EN_PREFERENCE = re.compile(r"\bI (?:really )?(?:like|love|prefer|enjoy|hate|dislike)\b", re.I)
 _ZH_PREFERENCE = re.compile(r"我(?:很|最|比较)?(?:喜欢|爱|偏好|讨厌|不喜欢)")
@@ -403,6 +413,35 @@ def _object_swap(text: str, anchors: list[str], state: SessionState) -> tuple[st
     return None
 
 
+_ZH_CHOOSE = re.compile(r"要|用|选|换|改|定|买|订|拿|做|吃|喝|打|带|穿")
+
+
+def _zh_topic_swap(text: str, state: SessionState) -> tuple[str, str] | None:
+    """"三等奖那个，大家投票要电动牙刷" after "三等奖保温杯": a stored topic said first, then a new
+    thing chosen for it, replaces the thing stored with that topic."""
+    words = zh_words(text)
+    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE] + [state.current_task]
+    nouns = [(i, w) for i, (w, f) in enumerate(words) if (f.startswith("n") and f != "nr" or f in ("l", "vn", "eng")) and len(w) >= 2]
+    if not nouns:
+        return None
+    first_i, anchor = nouns[0]
+    if sum(len(w) for w, _ in words[:first_i]) > 3 or not any(anchor in n for n in notes):
+        return None  # the topic comes first: "三等奖那个，…"
+    chosen = [w for i, w in nouns[1:] if i > first_i and any(_ZH_CHOOSE.search(v) for v, f in words[first_i:i] if f.startswith("v"))]
+    if not chosen or any(chosen[-1] in n for n in notes):
+        return None
+    new = chosen[-1]
+    for note in notes:
+        for clause in re.split(r"[，。；,;！!]", note):
+            if anchor not in clause:
+                continue
+            after = zh_words(clause[clause.index(anchor) + len(anchor):])
+            olds = [w for w, f in after if f.startswith("n") and len(w) >= 2 and w != anchor]
+            if olds:
+                return olds[0], new
+    return None
+
+
 def _cancelled(w: _Working, what: str) -> list[Item]:
     wanted = content_stems(what)
     if not wanted:
@@ -414,6 +453,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     """Read one final transcript and update the state by code; `result.state` is the new state."""
     words = " ".join(words.split())[:MAX_WORDS_CHARS]
     lang = lang or detect_lang(words)
+    # A code or phone number read digit by digit is written as digits ("six three three oh,
+    # one nine four eight" -> "6330 1948"); other number words stay as said.
+    words = spoken_digit_groups(words) if lang != "zh" else words
     patch = StatePatch()
     result = RuleResult(patch=patch, lang=lang)
     w = _Working(state.copy(), result, turn)
@@ -422,6 +464,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     carried: Statement | None = None  # a sentence of change with no value: "Lily changed her mind again."
     mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
     previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
+    named_people: list[Item] = []  # stored people named again in this turn ("Hannah's got builders in.")
     for sentence in sentences:
         if _is_closing(sentence, lang):
             result.closing = True
@@ -443,6 +486,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             if kinds:
                 # "And on the other days?" asks again for what the last question asked.
                 w.state.last_topic = kinds[0]
+            # "Oh, Marco's off that week? Fine, Kezia then.": the value the question rules out is the old one.
+            rejected = [v for v in st.values if v.negated]
             continue
         body = st.text.strip(" ,，.。!！?？")
         body = re.sub(r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?(?:also\s+)?|please\s+)", "", body, flags=re.I)
@@ -463,6 +508,29 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 result.decisions += [Decision(DELETE, None, d, "cancelled") for d in doomed]
                 patch.drop_items.append(_core(cancel.group("what")))
                 continue
+        retract = (_ZH_RETRACT if lang == "zh" else _EN_RETRACT).search(body)
+        retracted_part = False
+        if retract and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
+            what = retract.group("what") or retract.group("what2") or ""
+            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or L.strip_zh_discourse(what) in i.value or what.lower() in i.value.lower()]
+            for item in [i for i in doomed if i.kind == KIND_NOTE]:
+                # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
+                clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", item.value) if c.strip(" ，,;；")]
+                kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
+                if kept and len(kept) < len(clauses):
+                    rest = "".join(kept).strip(" ，,;；") if lang == "zh" else " ".join(kept).strip(" ,;")
+                    w.replace_item(item, Item(key=_key_of(rest, lang), value=rest, kind=KIND_NOTE, turn=item.turn))
+                    doomed = [d for d in doomed if d is not item]
+                    result.decisions.append(Decision(UPDATE, None, item, "retracted in part"))
+                    retracted_part = True
+            if doomed:
+                w.remove(doomed)
+                result.removed += doomed
+                result.decisions += [Decision(DELETE, None, d, "retracted") for d in doomed]
+                patch.drop_items.append(_core(what))
+                continue
+            if retracted_part:
+                continue
         name = _self_name(body, lang)
         if name:
             if name not in w.state.user_profile.names:
@@ -470,7 +538,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 patch.add_names.append(name)
             st.values = [v for v in st.values if v.text != name and name not in v.text]
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
-        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned)
+        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people)
+        named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
         rejected = [v for v in st.values if v.negated] if not news else []
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
@@ -484,6 +553,13 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
         if not replaced and (st.change_cue or st.admission or st.strong_cue or graded or plain):
             swap = _head_swap(st, w.state, lang)
+            if swap is not None:
+                w.propagate(swap[0], swap[1], None)
+                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
+                result.retired.append(swap[0])
+                replaced = True
+        if not replaced and lang == "zh" and plain:
+            swap = _zh_topic_swap(st.text, w.state)
             if swap is not None:
                 w.propagate(swap[0], swap[1], None)
                 result.corrections.append(Replacement(old=swap[0], new=swap[1]))

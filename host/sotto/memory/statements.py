@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from sotto.memory import language as L
-from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, stem
@@ -49,6 +49,43 @@ _EN_QUANTITY = re.compile(
     rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?:{_UNIT_WORD}))?)",
     re.I,
 )
+# Numbers said as one value: "132 over 85", "age 9-10", "14.06.2019", "18 k", "300×600", "3 by 4 m".
+_EN_NUMERIC = re.compile(
+    r"\b(?:[A-Z] ?)?\d+(?:[.,]\d+)*(?:\s?(?:-|/|×|\*|x|over|by)\s?\d+(?:[.,]\d+)*)+(?:\s?(?:k|km|kg|g|mg|ml|mm|cm|m|l|M|GB|MB|TB|mAh|W|V|%))?\b(?!\s?(?:am|pm|a\.m|p\.m)\b)"
+    r"|\b\d+(?:\.\d+){2,}\b"
+    r"|\b\d+(?:\.\d+)?\s?(?:k|km|kg|mg|ml|mm|cm|GB|MB|TB|mAh|%)(?![\w'])"
+)
+_EN_NUMBER_PHRASE = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+)
+# Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
+# "three thousand two hundred", "eighty-four fifty".
+_EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:(?:[- ]| and ){_EN_NUMBER_PHRASE})*"
+_EN_WORD_NUMERIC = re.compile(
+    rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:(?:[- ]| and ){_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
+    rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b",
+    re.I,
+)
+_ZH_DIGIT = "零〇一二三四五六七八九幺"
+_ZH_NUMERIC = re.compile(
+    rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
+    rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
+    rf"|[一二两三四五六七八九]+[百千万][一二三四五六七八九](?![十百千万{_ZH_DIGIT}个位张只件台辆块元])"  # 摊位号B十七, 护照号 E 八八三四五六七二
+    rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
+    rf"|[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups
+)
+# Choices from closed sets: colours and sizes ("the silver one", "medium", 米色的, 大号).
+_EN_COLOURS = (
+    "red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|gold|golden|navy|beige|cream|ivory|"
+    "charcoal|teal|turquoise|maroon|burgundy|olive|lilac|lavender|mint|coral|peach|tan|khaki|dove|magenta|mustard|bronze|copper"
+)
+_EN_CHOICE = re.compile(
+    rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
+    r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)",
+    re.I,
+)
+_ZH_CHOICE = re.compile(r"(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)|[大中小](?:号|杯|码)|加大码")
 _QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
 _EN_FRACTION = re.compile(
     r"\b(?:half|a half|a quarter|quarter|three quarters|a third|one and a half|(?:\d+|one|two|three) and a half)(?: of)? (?:a |an )(?P<unit>[a-z][a-z-]+)\b", re.I
@@ -58,12 +95,17 @@ _EN_ID = re.compile(
 )
 # "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
 _EN_LABELLED = re.compile(
-    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock)"
+    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|gen|generation|stage|version|series|mark|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock)"
     rf"\s+(?:#\s*)?(?:\d+[A-Za-z]?|[A-Z]\d+|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b",
     re.I,
 )
 # "22 Quarry Road", "9 Bell Yard", "Flat 3, 14 Mill Lane": a number before a capitalised name.
-_EN_ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b")
+_EN_ADDRESS = re.compile(
+    r"\b(?:\d{1,5}[A-Za-z]?|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?),? "
+    r"(?:[A-Z][a-z]+ ){1,3}(?:Street|St|Road|Rd|Lane|Close|Avenue|Ave|Drive|Way|Place|Crescent|Court|Terrace|Gardens|Grove|Row|Square|Hill|Walk|Mews|Park)\b"
+    r"|\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b"
+)  # "14 Larch Close", "fourteen Larch Close"
 # "a table for four", "lasagne for six": a bare count after "for" counts people.
 _EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
 _EN_FOR_COUNT = re.compile(
@@ -101,12 +143,16 @@ _EN_NOT_NAMES = frozenset(
 )
 _COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|becomes|has become|equals|=|:)\s+$", re.I)
 _EN_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|so)\s+|\s+(?:and|but)\s+(?=(?:the|my|our|his|her|their|it|we|i|they|she|he)\b)|,)\s*", re.I)
-_EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno)\s+(?:the |at |on |for |in )?$", re.I)
+_EN_NEGATED_BEFORE = re.compile(
+    r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno"
+    r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to))\s+(?:the |at |on |for |in )?$",
+    re.I,
+)  # "he can't do the ninth": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
     r"^\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
-    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|"
+    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|snug|tight|too small|too big|too short|too long|not enough|"
     r"a problem|problematic|full|booked|taken|busy|too (?:early|late|soon|much|many|far)|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
     re.I,
@@ -142,7 +188,7 @@ _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
     rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
 _ZH_ID = re.compile(r"[\u4e00-\u9fff]?(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
@@ -160,7 +206,7 @@ _ZH_ADDRESS = re.compile(
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班)|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人)|怕?不(?:太)?够|太小|太大|太少|太多|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
@@ -246,14 +292,24 @@ def content_stems(text: str) -> set[str]:
             continue
         keys.add(stem(word))
     for run in re.findall(r"[\u3400-\u9fff]+", lowered):
-        for i in range(len(run) - 1):
-            pair = run[i : i + 2]
-            if pair in L.ZH_EMPTY_WORDS or all(c in ZH_FUNCTION_CHARS for c in pair):
-                continue
-            if pair[0] in ZH_FUNCTION_CHARS and pair[1] in ZH_FUNCTION_CHARS:
-                continue
-            keys.add(pair)
+        keys |= _zh_content_words(run)
     return keys
+
+
+@functools.lru_cache(maxsize=8192)
+def _zh_content_words(run: str) -> frozenset[str]:
+    """The words of a Chinese run that can carry a key: 一等奖 and 二等奖 are different words
+    (character pairs would share 等奖)."""
+    out: set[str] = set()
+    for word, flag in zh_words(run):
+        if word in L.ZH_EMPTY_WORDS or all(c in ZH_FUNCTION_CHARS for c in word):
+            continue
+        if len(word) < 2 and flag[:1] != "n":
+            continue  # a single character carries a key only as a noun (弟); 吃, 寄 are said of everything
+        if flag[:1] in ("u", "p", "c", "d", "r", "y", "e", "m", "x", "q"):
+            continue  # particles, prepositions, adverbs, pronouns, numerals: no key
+        out.add(word)
+    return frozenset(out)
 
 
 def unit_key(unit: str, lang: str) -> str:
@@ -264,7 +320,8 @@ def unit_key(unit: str, lang: str) -> str:
             return "people"
         if u == "个":
             return ""  # the general measure word says nothing of what is counted
-        return u
+        u = u.replace("钟头", "小时")  # 四个钟头 counts what 四个小时 counts
+        return u[1:] if u.startswith("个") and len(u) > 1 else u
     if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS:
         return "people"
     return " ".join(stem(w.replace("’", "'").removesuffix("'s")) for w in u.split())
@@ -290,6 +347,8 @@ def _en_is_question(sentence: str) -> bool:
         return False
     if sentence.rstrip().endswith("?"):
         return True
+    if sentence.rstrip().endswith((".", "!")):
+        return False  # "Did the bedroom again, it's 146.": said with a full stop, a statement
     return _EN_QUESTION_START.match(s) is not None
 
 
@@ -319,10 +378,16 @@ def _en_values(text: str) -> list[Value]:
         taken.append((start, end))
         found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
+        add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
     for m in _QUOTED.finditer(text):
         inner = "q" if m.group("q") is not None else "q2"
         if m.group(inner) is not None:
             add(m.start(inner), m.end(inner), KIND_NAME)  # 'write "Happy 80th" on it': verbatim, nothing inside is a value
+    for m in _EN_NUMERIC.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_CHOICE.finditer(text):
+        add(m.start(), m.end(), KIND_ITEM)
     for m in _EN_FRACTION.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _EN_ADDRESS.finditer(text):
@@ -333,6 +398,9 @@ def _en_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_TIME.finditer(text):
         add(m.start(), m.end(), KIND_TIME)
+    for m in _EN_WORD_NUMERIC.finditer(text):
+        if not re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
+            add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_DATE.finditer(text):
         word = m.group(0).lower()
         if word in ("may", "march") and not re.search(r"\d", text[m.end(): m.end() + 4]):
@@ -535,7 +603,7 @@ def _zh_is_question(sentence: str) -> bool:
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
         return False
     # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
-    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成|有)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
     return _ZH_QUESTION.search(s) is not None
 
@@ -552,6 +620,11 @@ def _zh_values(text: str) -> list[Value]:
 
     for m in _QUOTED.finditer(text):
         add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
+    for m in _ZH_NUMERIC.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _ZH_CHOICE.finditer(text):
+        end = m.end() - (1 if m.group(0).endswith("的") else 0)
+        add(m.start(), end, KIND_ITEM)  # "白的" is the colour 白
     for m in _ZH_ADDRESS.finditer(text):
         start = m.start()
         while start < m.end() and text[start] in "在到去从于住是寄送":
@@ -609,6 +682,8 @@ def _zh_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_NUMBER)
     found.sort(key=lambda v: v.start)
     for v in found:
+        if v.kind == KIND_NUMBER and re.fullmatch(rf"[{_ZH_DIGIT}]+(?:[，,\s]+[{_ZH_DIGIT}]+)+", v.text):
+            v.text = re.sub(r"[，,\s]+", "", v.text)  # the pauses of reading a number in groups are not part of it
         if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or _ZH_NEGATED_AFTER.match(text[v.end:]):
             v.negated = True
     return found
@@ -623,6 +698,23 @@ def _jieba_tokenizer() -> Any:
 
     jieba.setLogLevel(logging.WARNING)
     return jieba.posseg.POSTokenizer(jieba.Tokenizer())
+
+
+def choice_class(text: str) -> str:
+    """Which closed set a choice belongs to: "colour" or "size"."""
+    if re.search(r"\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b|[大中小](?:号|杯|码)|加大码", text, re.I):
+        return "size"
+    return "colour"
+
+
+def is_role_word(text: str) -> bool:
+    """A person named by their role ("my sister", 孩子奶奶) rather than by name."""
+    return _EN_KIN.fullmatch(text.strip()) is not None or _ZH_KIN.fullmatch(text.strip()) is not None
+
+
+def warm_up() -> None:
+    """Load the Chinese segmenter's dictionary now (about a second), so no turn waits for it."""
+    list(_jieba_tokenizer().cut("你好"))  # the dictionary loads on the first cut
 
 
 def zh_words(text: str) -> list[tuple[str, str]]:
@@ -654,6 +746,8 @@ def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
             out.append((start, pos))
         elif flag == "eng" and re.fullmatch(r"[A-Z][a-z]{1,15}", word):
             out.append((start, pos))
+        elif len(word) == 2 and (word[0] in "小老" and word[1] in _ZH_SURNAMES or word[0] in "大二三小" and word[1] in "宝毛妞娃"):
+            out.append((start, pos))  # 小何, 老周: a surname with 小/老 is how colleagues are named
     return out
 
 
@@ -724,7 +818,7 @@ def _set_contexts(text: str, values: list[Value], lang: str) -> None:
             if lo <= o.start and o.end <= hi and (o is v or o.kind in _SLOT_KINDS):
                 clause = clause[: o.start - lo] + " " + clause[o.end - lo :]
         v.context = " ".join(clause.split())
-        v.cue = L.has_change_cue(text[lo:hi], lang)
+        v.cue = L.has_change_cue(text[lo:hi], lang) or (lang != "zh" and re.search(r"\b(?:so|that makes|making it)\s+$", text[: v.start], re.I) is not None)  # "..., so three"
         if v.kind == KIND_TIME:
             own = [o.text for o in values if o.kind == KIND_DATE and lo <= o.start < hi]
             # Else the day said last before it in the sentence ("on Tuesday, so 6:30").
@@ -788,7 +882,11 @@ def read_sentence(sentence: str, lang: str) -> Statement:
         if lang == "en" and v.kind == KIND_TIME and v.text.endswith(".") and not re.search(r"[ap]\.m\.$", v.text, re.I):
             v.text = v.text[:-1]  # the sentence's full stop, not an "a.m."
             v.end -= 1
-        v.key = _without_values(reader.copula_key(text, v), st.values).lstrip("把将")
+        said_key = reader.copula_key(text, v)
+        v.key = _without_values(said_key, st.values).lstrip("把将")
+        if said_key and not content_stems(v.key):
+            # "Leo's is £18": whose it is, is all the key there is.
+            v.key = _without_values(said_key, [o for o in st.values if o.kind != KIND_NAME]).lstrip("把将")
     for v in st.values:
         if v.kind == KIND_NUMBER and _PEOPLE_KEY.search(v.key) and re.fullmatch(rf"[{_ZH_NUM}]+|\d+|[a-z]+(?:[- ][a-z]+)?", v.text, re.I):
             v.kind, v.unit = KIND_QUANTITY, ("人" if lang == "zh" else "people")  # "人数改成四十": forty people

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from sotto.memory.items import (
     KIND_DATE,
+    KIND_ITEM,
     KIND_NAME,
     KIND_NUMBER,
     KIND_PLACE,
@@ -33,7 +34,7 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
-from sotto.memory.statements import Statement, Value, content_stems, unit_key
+from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.text import EN_NUMBER_WORDS
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -64,8 +65,13 @@ class ValueUpdate:
     mentioned: list[Item] = field(default_factory=list)  # stored values a sentence of change named
 
 
+_UNIT_SYNONYMS = (("个钟头", "小时"), ("钟头", "小时"), ("个小时", "小时"), ("hrs", "hours"), ("hr", "hour"), ("mins", "minutes"), ("kilos", "kg"))
+
+
 def _norm(text: str) -> str:
     out = " ".join(re.sub(r"[^\w:\u3400-\u9fff]+", " ", text.lower()).split())
+    for said, unit in _UNIT_SYNONYMS:  # "四个钟头" is "四个小时"
+        out = re.sub(rf"(?<![a-z]){said}(?![a-z])", unit, out)
     return re.sub(r"[零〇一二两三四五六七八九十百]+", _zh_digits, out)  # 十二层 and 12层 are one value
 
 
@@ -110,7 +116,13 @@ def number_of(text: str) -> float | None:
 
 
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
+    if stored.kind == value.kind == KIND_NUMBER:
+        a, b = _label(stored.value), _label(value.text)
+        if a and b and a != b:
+            return False  # "£21" never replaces "Year 5": numbers said with different labels are different things
     if stored.kind == value.kind:
+        if value.kind == KIND_ITEM:
+            return choice_class(stored.value) == choice_class(value.text)  # a colour replaces a colour, not a size
         if value.kind == KIND_NUMBER and _is_bare_number(value.text) != _is_bare_number(stored.value):
             return False  # "book four" does not replace the code "AV-6620-K"
         if value.kind == KIND_QUANTITY:
@@ -134,6 +146,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
 
 
 def _is_bare_number(text: str) -> bool:
+    if re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()):
+        return False  # "二五零八": digits read one by one, a code
     return re.fullmatch(rf"(?:\d{{1,3}}(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
 
 
@@ -169,7 +183,7 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
         content = [w for w in re.findall(r"[A-Za-z][\w'’-]*", words) if content_stems(w)]
         key = " ".join(content[:6])
     if value.kind == KIND_QUANTITY and value.unit and value.unit not in key:
-        key = (value.unit + " " + key).strip() if lang != "zh" else value.unit + key
+        key = (value.unit + " " + key).strip()  # a space keeps 台 apart from 一等奖 for the segmenter too
     if lang != "zh" and value.kind in (KIND_DATE, KIND_TIME) and "until" not in key.lower() and (
         value.prep in ("until", "till", "through") or (value.prep == "to" and re.search(r"\bfrom\b", value.context, re.I))
     ):
@@ -181,7 +195,13 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
 
 
 def decide_values(
-    statement: Statement, stored: list[Item], turn: int, *, earlier_olds: list[Value] | None = None, earlier_mentioned: list[Item] | None = None
+    statement: Statement,
+    stored: list[Item],
+    turn: int,
+    *,
+    earlier_olds: list[Value] | None = None,
+    earlier_mentioned: list[Item] | None = None,
+    earlier_names: list[Item] | None = None,
 ) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
@@ -213,6 +233,7 @@ def decide_values(
             known_names |= content_stems(item.value)
     # A negated value that is not stored and has no new value of its kind is just said.
     for v in news:
+        base: list[Item] = []
         if v.kind == KIND_QUANTITY and v.delta:
             wanted_unit = unit_key(v.unit, lang) if v.unit else ""
             base = [s for s in current if s.kind == KIND_QUANTITY and (not wanted_unit or _kind_compatible(s, v, lang))]
@@ -222,9 +243,10 @@ def decide_values(
             if not base:
                 base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
             absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta]
-            if absolute or not base:
+            if absolute:
                 out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
                 continue
+        if v.kind == KIND_QUANTITY and v.delta and base:
             # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
             target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & statement.frame_keys), base.index(s)))
             n_old, n_delta = number_of(target.value), number_of(v.text)
@@ -271,6 +293,12 @@ def decide_values(
             continue
         if decision is None and candidates:
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned)
+        if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
+            # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
+            # in the same turn: the new one takes the place of the one named.
+            before = [s for s in (earlier_names or []) if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
+            if before:
+                decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
         if decision is None:
             decision = Decision(ADD, new_item, None, "a new value")
         out.decisions.append(decision)
@@ -282,6 +310,10 @@ def decide_values(
                 # The new value is about what the old one was about, and what was said now.
                 joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
                 new_item.key = _dedupe_words(joined)[:60]
+            parts = decision.target.value.split()
+            if v.kind == KIND_NAME and len(parts) > 1 and len(v.text.split()) == 1 and any(_spelled_again(v.text, p) for p in parts):
+                # "Kearny" after "Siobhan Kearney": the surname is respelled, the first name stays.
+                new_item.value = " ".join(v.text if _spelled_again(v.text, p) else p for p in parts)
             old_digits, new_digits = re.sub(r"\D", "", decision.target.value), re.sub(r"\D", "", v.text)
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
                 # "the last four digits are 8837": the rest of the number stays.
@@ -370,6 +402,7 @@ def _by_key(
     for o in statement.values:
         if o.kind == KIND_NAME:
             names |= content_stems(o.text)
+    names_in_sentence = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
     said_names: set[str] = set()
     if v.cue or statement.strong_cue or statement.admission or statement.proposal:
         said_names = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
@@ -387,6 +420,9 @@ def _by_key(
         # The value's own clause counts most; the rest of the sentence helps ("the train's
         # delayed, arriving 3:25 now": the arrival is the train's).
         overlap = 2 * len(keys & own) + len(keys & said_names)
+        if keys and not keys - known_names - names_in_sentence:
+            # A value stored only under a person's name ("Ella's at 8:15"): the person named again is its key.
+            overlap += 2 * len(keys & (names_in_sentence | statement.frame_keys))
         if statement.change_cue or not own:
             overlap += len(keys & (frame_keys - own))
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
@@ -395,12 +431,14 @@ def _by_key(
             continue  # "Mr. Osei is covering Kofi": a teacher replaces a teacher, never the child or "her brother"
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue or statement.change_cue):
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
-        if v.kind == KIND_NAME and s.kind == KIND_NAME and _spelled_again(v.text, s.value):
-            overlap += 5  # "the name's spelt Garreth": the same name, spelled right
-        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
-            overlap += 2  # "WM-7240" after "WM-7420": the same code read again
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY:
-            overlap += 2  # same unit: the same count ("so eight people now")
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(_norm(s.value), _norm(v.text)):
+            overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
+        if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text):
+            overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
+            overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys):
+            overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
         scored.append((overlap, order, s))
@@ -425,7 +463,8 @@ def _by_key(
     if cued and not adds and named:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
-        latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
+        people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
+        latest = max(people or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
@@ -443,6 +482,42 @@ def _same_shape(a: str, b: str) -> bool:
     if pattern(sa) != pattern(sb):
         return False
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
+
+
+def _siblings(a: set[str], b: set[str]) -> bool:
+    """Two keys naming different things of one kind: 一等奖 and 二等奖 (a shared head, another first part)."""
+    for x in a - b:
+        for y in b - a:
+            if len(x) == len(y) >= 2 and re.match(r"[\u3400-\u9fff]", x) and x[1:] == y[1:] and x[0] != y[0]:
+                return True
+    return False
+
+
+def _digits_swapped(a: str, b: str) -> bool:
+    da, db = re.sub(r"\D", "", _norm(a)), re.sub(r"\D", "", _norm(b))
+    return len(da) >= 3 and da != db and sorted(da) == sorted(db)
+
+
+def _respelled(new: str, old: str, lang: str) -> bool:
+    """The same name spelled again: one or two letters apart (also one part of a full name), or
+    in Chinese the same sound written with another character (陈墨 for 陈默)."""
+    if lang == "zh" or re.search(r"[\u4e00-\u9fff]", new):
+        if len(new) != len(old) or new == old or new[0] != old[0]:
+            return False
+        from pypinyin import lazy_pinyin  # type: ignore[import-not-found,import-untyped]
+
+        return bool(lazy_pinyin(new) == lazy_pinyin(old))
+    return any(_spelled_again(new, part) for part in [old, *old.split()]) or any(_spelled_again(part, old) for part in new.split())
+
+
+def _label(text: str) -> str:
+    """What a number is said with: "£" of "£18", "year" of "Year 5", "%" of "20%" ("" for a bare number or a code)."""
+    if re.search(r"[A-Za-z]\d|\d[A-Za-z]", text):
+        return ""
+    if re.search(r"[\u3400-\u9fff]", text):
+        return re.sub(r"[\dA-Za-z.,\s零〇一二两三四五六七八九十百千万]+", "", text)  # "B座" and "C座": 座
+    label = re.sub(r"[\d.,\s]+", " ", text).strip().lower()
+    return "" if len(label) == 1 and label.isalpha() else label
 
 
 def _titled(name: str) -> bool:
