@@ -116,6 +116,7 @@ def test_reading_answers() -> None:
     code = PendingConfirmation("700", "700", "700", "number", 0.2, 1, "en")
     assert read_answer("nope it's tires", code).outcome == NO  # no number given: the unsure one goes
     assert read_answer("no it's 7 0 1", code).value == "701"
+    assert read_answer("no it's your 4 want to 556781", code).outcome == NO  # a misheard number is no value
     assert read_answer("No, I want to change the whole booking to another day next week please", name).outcome == LAPSED
     zh = PendingConfirmation("王方", "王方", "王方", "name", 0.2, 1, "zh")
     assert read_answer("对", zh).outcome == YES and read_answer("是王方", zh).outcome == YES

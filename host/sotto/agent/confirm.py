@@ -241,6 +241,8 @@ def read_answer(words: str, pending: PendingConfirmation) -> Answer:
             return Answer(LAPSED)  # more than a value: a new statement
         if pending.kind in _COUNTED and number_of(value) is None and not re.search(r"\d", value):
             return Answer(NO)  # "no, it's tires" for a number: the number was wrong, and no other was given
+        if pending.kind == KIND_NUMBER and any(not re.search(r"\d", w) and len(w) > 2 for w in value.split()):
+            return Answer(NO)  # "your 4 want to 556781": words in an ID or number are a misheard answer
         return Answer(YES) if same(value) else Answer(CORRECTED, value)
     if same(lead.sub("", text, count=1)):
         return Answer(YES)  # the value said back (是王芳)

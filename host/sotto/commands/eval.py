@@ -104,24 +104,32 @@ class EvalTotals:
 
 
 class SpeechInput:
-    """`--speech`: the words the memory gets are recognised from the user turn's synthesised audio."""
+    """`--speech`: the words the memory gets are recognised from the user turn's synthesised audio.
 
-    def __init__(self, voice_for: Callable[[str], SpeechSynthesizer], recognizer_for: Callable[[str], tuple[Any, str]]) -> None:
+    `answer_recognizer_for`: the recognizer for the simulated answers to confirmations (default:
+    the turns' own). `sotto eval` gives them one of their own: pocketsphinx adapts to what it
+    heard before, so on a shared one the answers would change how the script's next turns are
+    heard, and runs with and without confirmations would not compare."""
+
+    def __init__(self, voice_for: Callable[[str], SpeechSynthesizer], recognizer_for: Callable[[str], tuple[Any, str]],
+                 answer_recognizer_for: Callable[[str], tuple[Any, str]] | None = None) -> None:
         self._voice_for = voice_for
         self._recognizer_for = recognizer_for
-        self._turn_ids: dict[str, int] = {}
+        self._answer_recognizer_for = answer_recognizer_for or recognizer_for
+        self._turn_ids: dict[tuple[str, bool], int] = {}
         self.labels: list[str] = []
 
-    def hear(self, text: str, lang: str) -> Recognised:
+    def hear(self, text: str, lang: str, *, answer: bool = False) -> Recognised:
         from sotto.demo.script import synthesize_texts
         from sotto.engines.transcribe import transcribe
 
         (utterance,), _ = synthesize_texts([text], self._voice_for(lang))
-        recognizer, label = self._recognizer_for(lang)
+        recognizer, label = (self._answer_recognizer_for if answer else self._recognizer_for)(lang)
         if label not in self.labels:
             self.labels.append(label)
-        heard = transcribe(recognizer, utterance.pcm, utterance.sample_rate, turn_id=self._turn_ids.get(lang, 1))
-        self._turn_ids[lang] = heard.next_turn_id
+        channel = (lang, answer and self._answer_recognizer_for is not self._recognizer_for)
+        heard = transcribe(recognizer, utterance.pcm, utterance.sample_rate, turn_id=self._turn_ids.get(channel, 1))
+        self._turn_ids[channel] = heard.next_turn_id
         return heard
 
 
@@ -199,7 +207,7 @@ def run_scripts(
                 # The simulated user answers the question; the answer is no script turn.
                 totals.confirmations["asked"] = totals.confirmations.get("asked", 0) + 1
                 said = simulated_answer(step.user, heard.text, result.confirm_asked["heard"], lang)
-                answer_heard = speech.hear(said, lang)
+                answer_heard = speech.hear(said, lang, answer=True)
                 outcome, reply = "unheard", ""  # recognition heard nothing: the next turn lapses the question
                 if answer_heard.text.strip():
                     agent_turn += 1
@@ -390,9 +398,10 @@ def _speech_input(args: argparse.Namespace, reply_voice: SpeechSynthesizer | Non
                 voices[lang] = tts.load(resolved.path)
         return voices[lang]
 
-    def recognizer_for(lang: str) -> tuple[Any, str]:
-        if lang not in recognizers:
-            recognizers[lang] = make_recognizer(lang, asr_model=args.asr_model)
-        return recognizers[lang]
+    def recognizer_for(lang: str, *, answers: bool = False) -> tuple[Any, str]:
+        key = f"{lang}:answers" if answers else lang
+        if key not in recognizers:
+            recognizers[key] = make_recognizer(lang, asr_model=args.asr_model)
+        return recognizers[key]
 
-    return SpeechInput(voice_for, recognizer_for)
+    return SpeechInput(voice_for, recognizer_for, lambda lang: recognizer_for(lang, answers=True))
