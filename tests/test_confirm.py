@@ -244,7 +244,7 @@ def test_eval_speech_answers_a_confirmation_and_the_next_turn_sees_it(tmp_path: 
     assert first["confirm"]["answer"] == "corrected" and first["confirm"]["said"] == "No, it's 8 8 4 1 2."  # type: ignore[index]
     assert "88421" in json.dumps(first["state"])  # the asking turn is scored as it stood
     assert "88412" in json.dumps(second["state"]) and "88421" not in json.dumps(second["state"])
-    assert result["turns"] == 2 and result["confirmations"] == {"asked": 1, "corrected": 1}
+    assert result["turns"] == 2 and result["confirmations"] == {"asked": 1, "corrected": 1}  # named as in sotto stats
     assert result["entity_retention"] == round(2 / 3, 4)  # lost at the asking turn, back after the answer
 
 

@@ -23,7 +23,7 @@ from sotto.untrusted import load_json
 
 LATENCY_METRICS = ("first_byte_ms", "first_answer_ms", "total_turn_ms", "barge_in_ms")
 CONFIRMATION_COUNTS = ("asked", "confirmed", "corrected", "denied", "lapsed")
-_ANSWER_COUNTS = {YES: "confirmed", CORRECTED: "corrected", NO: "denied", LAPSED: "lapsed"}
+ANSWER_COUNTS = {YES: "confirmed", CORRECTED: "corrected", NO: "denied", LAPSED: "lapsed"}  # answer -> its count
 
 
 @dataclass
@@ -85,7 +85,7 @@ class Stats:
         elif kind == "confirm_asked":
             self.confirmations["asked"] += 1
         elif kind == "confirm_answered":
-            outcome = _ANSWER_COUNTS.get(str(event.get("answer", "")))
+            outcome = ANSWER_COUNTS.get(str(event.get("answer", "")))
             if outcome is not None:
                 self.confirmations[outcome] += 1
 

@@ -144,6 +144,7 @@ def run_scripts(
 ) -> EvalTotals:
     """Run every script through `agent` (sotto.agent.Agent); `emit` gets each turn line.
     With `speech`, the agent gets the words recognised from each turn's audio."""
+    from sotto.agent.stats import ANSWER_COUNTS
     from sotto.engines.normalize import comparable_words
     from sotto.metrics import word_errors
 
@@ -214,7 +215,8 @@ def run_scripts(
                     answered = agent.run_turn(session, answer_heard.text, turn=agent_turn, lang=script.lang or None,
                                               heard=answer_heard.words)
                     outcome, reply = answered.confirm_answer, answered.reply
-                totals.confirmations[outcome] = totals.confirmations.get(outcome, 0) + 1
+                counted = ANSWER_COUNTS.get(outcome, outcome)  # named as `sotto stats` names them
+                totals.confirmations[counted] = totals.confirmations.get(counted, 0) + 1
                 heard_line["confirm"] = {"asked": result.reply, "confidence": result.confirm_asked["confidence"],
                                          "said": said, "heard": answer_heard.text,
                                          "answer": outcome, "reply": reply}
