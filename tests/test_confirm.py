@@ -9,7 +9,7 @@ from typing import Iterator
 
 import pytest
 
-from sotto.agent import Agent, AgentConfig
+from sotto.agent import Agent, AgentConfig, TurnResult
 from sotto.agent.confirm import CORRECTED, Answer, LAPSED, NO, YES, PendingConfirmation, read_answer, spelled_out
 from sotto.cli import main
 from sotto.engines.base import Transcript, WordConfidence
@@ -35,51 +35,51 @@ def heard(text: str, *unsure: str) -> list[WordConfidence]:
     return [WordConfidence(w, UNSURE if w.strip(".,?!").lower() in unsure else SURE) for w in text.split()]
 
 
-def say(agent: Agent, words: str, *unsure: str, session: str = "s") -> object:
+def say(agent: Agent, words: str, *unsure: str, session: str = "s") -> TurnResult:
     return agent.run_turn(session, words, heard=heard(words, *unsure))
 
 
 def test_a_low_confidence_name_is_asked_back_spelled(store: Store) -> None:
     result = say(agent_on(store), "My name is Wen.", "wen")
-    assert result.reply == "Was that Wen, W-E-N?"  # type: ignore[attr-defined]
-    assert result.route == "confirm" and "unsure name" in result.route_reason  # type: ignore[attr-defined]
-    assert result.confirm_asked["value"] == "Wen" and result.confirm_asked["confidence"] == UNSURE  # type: ignore[attr-defined]
-    assert result.state.user_profile.names == ["Wen"]  # type: ignore[attr-defined]  # stored meanwhile
+    assert result.reply == "Was that Wen, W-E-N?"
+    assert result.route == "confirm" and "unsure name" in result.route_reason
+    assert result.confirm_asked is not None and result.confirm_asked["value"] == "Wen" and result.confirm_asked["confidence"] == UNSURE
+    assert result.state.user_profile.names == ["Wen"]  # stored meanwhile
     (asked,) = store.traces("s", kind="confirm_asked")
     assert asked["kind"] == "name" and asked["value"] == "Wen" and asked["confidence"] == UNSURE
 
 
 def test_no_question_for_a_sure_value_a_known_entity_or_typed_words(store: Store) -> None:
     agent = agent_on(store)
-    assert say(agent, "My name is Wen.").reply == "Nice to meet you, Wen."  # type: ignore[attr-defined]
+    assert say(agent, "My name is Wen.").reply == "Nice to meet you, Wen."
     # "Wen" is known now (the backfill's entity vocabulary): said again unsure, nothing to ask.
-    assert "Was that" not in say(agent, "Please tell Wen the code is 4471.", "wen").reply  # type: ignore[attr-defined]
+    assert "Was that" not in say(agent, "Please tell Wen the code is 4471.", "wen").reply
     assert store.traces("s", kind="confirm_asked") == []
     typed = agent.run_turn("t", "My ID is 88421.")  # no word confidences: never asked
     assert typed.confirm_asked is None and "Was that" not in typed.reply
-    assert say(agent_on(store, below=0.0), "My ID is 88421.", "88421", session="u").confirm_asked is None  # type: ignore[attr-defined]
+    assert say(agent_on(store, below=0.0), "My ID is 88421.", "88421", session="u").confirm_asked is None
 
 
 def test_yes_keeps_the_value(store: Store) -> None:
     agent = agent_on(store)
-    assert say(agent, "Pick me up at 3 pm.", "3").reply == "Was that 3 pm?"  # type: ignore[attr-defined]
+    assert say(agent, "Pick me up at 3 pm.", "3").reply == "Was that 3 pm?"
     result = say(agent, "Yes.")
-    assert result.reply == "Okay, 3 pm it is." and result.confirm_answer == YES  # type: ignore[attr-defined]
-    assert "3 pm" in result.state.memory_text()  # type: ignore[attr-defined]
+    assert result.reply == "Okay, 3 pm it is." and result.confirm_answer == YES
+    assert "3 pm" in result.state.memory_text()
     assert store.pending_confirmation("s") is None
     # The next "yes" answers nothing: an ordinary turn.
-    assert say(agent, "Yes.").confirm_answer == ""  # type: ignore[attr-defined]
+    assert say(agent, "Yes.").confirm_answer == ""
 
 
 def test_no_its_x_replaces_the_value_everywhere(store: Store) -> None:
     agent = agent_on(store)
     first = say(agent, "My ID is 88421.", "88421")
-    assert first.reply == "Was that 8 8 4 2 1?"  # type: ignore[attr-defined]
+    assert first.reply == "Was that 8 8 4 2 1?"
     result = say(agent, "No, it's 88412.")
-    assert result.confirm_answer == CORRECTED and result.reply == "Okay, 88412 then."  # type: ignore[attr-defined]
-    text = result.state.memory_text()  # type: ignore[attr-defined]
+    assert result.confirm_answer == CORRECTED and result.reply == "Okay, 88412 then."
+    text = result.state.memory_text()
     assert "88412" in text and "88421" not in text
-    assert result.changes  # type: ignore[attr-defined]  # committed with its diff
+    assert result.changes  # committed with its diff
     assert "88421" not in store.latest("s").state.memory_text()  # type: ignore[union-attr]
     (answered,) = store.traces("s", kind="confirm_answered")
     assert answered["answer"] == "corrected" and answered["corrected_to"] == "88412"
@@ -88,10 +88,10 @@ def test_no_its_x_replaces_the_value_everywhere(store: Store) -> None:
 def test_a_name_corrected_by_spelling_keeps_its_title(store: Store) -> None:
     agent = agent_on(store)
     asked = say(agent, "Pick up Mr. Wen at the airport at 3 pm.", "wen")
-    assert asked.reply == "Was that Wen, W-E-N?"  # type: ignore[attr-defined]  # only the unsure word
+    assert asked.reply == "Was that Wen, W-E-N?"  # only the unsure word
     result = say(agent, "no w. a. n. g.")  # how pocketsphinx writes spelled letters
-    assert result.reply == "Okay, Wang then."  # type: ignore[attr-defined]
-    text = result.state.memory_text()  # type: ignore[attr-defined]
+    assert result.reply == "Okay, Wang then."
+    text = result.state.memory_text()
     assert "Mr. Wang" in text and "Wen" not in text
 
 
@@ -142,8 +142,8 @@ def test_a_bare_no_removes_the_value_and_asks_again(store: Store) -> None:
     say(agent, "Book a table at Nico's.")
     say(agent, "The code is 4471.", "4471")
     result = say(agent, "No.")
-    assert result.confirm_answer == NO and result.reply == "Sorry, I misheard. What was it?"  # type: ignore[attr-defined]
-    text = result.state.memory_text()  # type: ignore[attr-defined]
+    assert result.confirm_answer == NO and result.reply == "Sorry, I misheard. What was it?"
+    text = result.state.memory_text()
     assert "4471" not in text and "Nico" in text  # only the unsure value went
 
 
@@ -151,8 +151,8 @@ def test_anything_else_lapses_the_question_and_is_handled_normally(store: Store)
     agent = agent_on(store)
     say(agent, "The code is 4471.", "4471")
     result = say(agent, "Also bring a bunch of flowers.")
-    assert result.confirm_answer == LAPSED and "flowers" in result.reply  # type: ignore[attr-defined]
-    assert "4471" in result.state.memory_text()  # type: ignore[attr-defined]
+    assert result.confirm_answer == LAPSED and "flowers" in result.reply
+    assert "4471" in result.state.memory_text()
     assert store.pending_confirmation("s") is None
 
 
