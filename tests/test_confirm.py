@@ -49,6 +49,18 @@ def test_a_low_confidence_name_is_asked_back_spelled(store: Store) -> None:
     assert asked["kind"] == "name" and asked["value"] == "Wen" and asked["confidence"] == UNSURE
 
 
+def test_a_redacted_trace_keeps_no_value_asked_back(tmp_path: Path) -> None:
+    redacted = Store(tmp_path / "r.db", redact=True)
+    try:
+        say(agent_on(redacted), "My ID is 88421.", "88421")
+        say(agent_on(redacted), "No, it's 88412.")
+        events = redacted.traces("s", kind="confirm_asked") + redacted.traces("s", kind="confirm_answered")
+        assert len(events) == 2 and "8842" not in json.dumps(events) and "8841" not in json.dumps(events)
+        assert events[0]["kind"] == "number" and events[1]["answer"] == "corrected"  # the counts survive
+    finally:
+        redacted.close()
+
+
 def test_no_question_for_a_sure_value_a_known_entity_or_typed_words(store: Store) -> None:
     agent = agent_on(store)
     assert say(agent, "My name is Wen.").reply == "Nice to meet you, Wen."
