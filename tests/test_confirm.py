@@ -168,6 +168,18 @@ def test_anything_else_lapses_the_question_and_is_handled_normally(store: Store)
     assert store.pending_confirmation("s") is None
 
 
+def test_a_question_left_unanswered_for_long_lapses(store: Store) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    clock = [datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)]
+    agent = Agent(None, store, config=AgentConfig(model_update="off", reply_mode="composed", confirm_below=0.5),
+                  now=lambda: clock[0])
+    agent.run_turn("s", "The code is 4471.", heard=heard("The code is 4471.", "4471"))
+    clock[0] += timedelta(minutes=11)
+    result = agent.run_turn("s", "No.", heard=heard("No."))
+    assert result.confirm_answer == LAPSED and "4471" in result.state.memory_text()
+
+
 def test_the_question_survives_a_restart(tmp_path: Path, store: Store) -> None:
     say(agent_on(store), "The code is 4471.", "4471")
     store.close()

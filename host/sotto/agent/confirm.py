@@ -49,10 +49,11 @@ class PendingConfirmation:
     confidence: float  # the lowest word confidence of the asked part
     turn: int
     lang: str
+    asked_at: float = 0.0  # host clock, epoch seconds: an old question is no longer answered
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "asked": self.asked, "heard": self.heard, "kind": self.kind,
-                "confidence": round(self.confidence, 4), "turn": self.turn, "lang": self.lang}
+                "confidence": round(self.confidence, 4), "turn": self.turn, "lang": self.lang, "asked_at": self.asked_at}
 
     @classmethod
     def from_dict(cls, data: Any) -> "PendingConfirmation | None":
@@ -60,12 +61,14 @@ class PendingConfirmation:
         if not isinstance(data, dict):
             return None
         texts = [data.get(k) for k in ("value", "asked", "heard", "kind", "lang")]
-        confidence, turn = data.get("confidence"), data.get("turn")
+        confidence, turn, asked_at = data.get("confidence"), data.get("turn"), data.get("asked_at", 0.0)
         if not all(isinstance(t, str) and len(t) <= VALUE_LEN for t in texts) or not texts[0] or not texts[1]:
             return None
-        if not isinstance(confidence, (int, float)) or not isinstance(turn, int) or data["kind"] not in CONFIRM_KINDS:
+        if not isinstance(confidence, (int, float)) or not isinstance(asked_at, (int, float)):
             return None
-        return cls(data["value"], data["asked"], data["heard"], data["kind"], float(confidence), turn, data["lang"])
+        if not isinstance(turn, int) or data["kind"] not in CONFIRM_KINDS:
+            return None
+        return cls(data["value"], data["asked"], data["heard"], data["kind"], float(confidence), turn, data["lang"], float(asked_at))
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,8 @@ def _asked_part(value: str, unsure: list[str], kind: str) -> str:
 
 
 def unsure_value(rules: RuleResult, before: SessionState, heard: Sequence[WordConfidence], *, below: float,
-                 known: Sequence[str] = (), corrections: Sequence[Correction] = (), turn: int = 0) -> PendingConfirmation | None:
+                 known: Sequence[str] = (), corrections: Sequence[Correction] = (), turn: int = 0,
+                 asked_at: float = 0.0) -> PendingConfirmation | None:
     """The value of this turn's update most worth asking about, or None.
 
     Candidates: the values the update added or changed of a kind in CONFIRM_KINDS (and a
@@ -164,7 +168,7 @@ def unsure_value(rules: RuleResult, before: SessionState, heard: Sequence[WordCo
         asked = _asked_part(value, [t.text for t in unsure], kind)
         asked_run = unsure if asked != value else run
         candidate = PendingConfirmation(value[:VALUE_LEN], asked[:VALUE_LEN], " ".join(t.text for t in asked_run)[:VALUE_LEN],
-                                        kind, min(confidences), turn, lang)
+                                        kind, min(confidences), turn, lang, asked_at)
         if best is None or candidate.confidence < best.confidence:
             best = candidate
     return best

@@ -60,6 +60,7 @@ MAX_WORDS_CHARS = 600
 # fixed 14; each fix costs about 5.6 questions up to 0.5 and 13 from 0.5 to 0.6. No right value
 # was lost: every "yes" was recognised.
 CONFIRM_BELOW = 0.5
+CONFIRM_WAIT_S = 600.0  # a question not answered within this lapses (the next words are about something else)
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ class Agent:
         self.monologue = Monologue(model if patches else None)
         answers = model is not None and self.config.reply_mode == "auto"
         self.writer = ReplyWriter(model if answers else None, open_answer_deadline_ms=self.config.open_answer_deadline_ms, now=now)
+        self.now = now
         # llama.cpp is not thread-safe and one session's turns must not interleave.
         self._model_lock = threading.Lock()  # released by whichever thread finishes the turn
         # One corrector per session, rebuilt when the state's entity set changes.
@@ -327,6 +329,11 @@ class Agent:
         pending = PendingConfirmation.from_dict(stored)
         if pending is None:
             return "", None
+        if not 0 <= self.now().timestamp() - pending.asked_at <= CONFIRM_WAIT_S:
+            # Asked too long ago: a "yes" now is not an answer to it.
+            self.store.append_trace(session_id, {"type": "confirm_answered", "turn": number, "value": pending.value,
+                                                 "kind": pending.kind, "answer": LAPSED, "corrected_to": ""})
+            return LAPSED, None
         answer = read_answer(words, pending)
         self.store.append_trace(session_id, {"type": "confirm_answered", "turn": number, "value": pending.value,
                                              "kind": pending.kind, "answer": answer.outcome, "corrected_to": answer.value})
@@ -367,7 +374,8 @@ class Agent:
                        corrections: Sequence[Correction]) -> None:
         """When a value just stored was recognised with low confidence, the turn asks it back."""
         pending = unsure_value(t.rules.rules, before, heard, below=self.config.confirm_below,
-                               known=entities_from_state(before), corrections=corrections, turn=t.number)
+                               known=entities_from_state(before), corrections=corrections, turn=t.number,
+                               asked_at=self.now().timestamp())
         if pending is None:
             return
         self.store.set_pending_confirmation(t.session_id, pending.to_dict(), turn=t.number)
