@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
 from sotto.memory.rules import RuleResult, strip_fillers
 from sotto.memory.state import SessionState
 from sotto.memory.statements import asked_kinds, content_stems
@@ -140,7 +140,7 @@ def _spoken_value(item: Item, lang: str) -> str:
 
 
 _FOLLOW_UP = re.compile(r"^(?:and|what about|how about|and what about)\b|呢[？?]?$", re.I)
-FOLLOW_UP_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE)
+FOLLOW_UP_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM)
 
 
 def asks_to_recall_all(question: str, lang: str) -> bool:
@@ -161,7 +161,7 @@ def _answer(state: SessionState, question: str, lang: str, max_sentences: int, p
     if not scored:
         return []
     top_score, _, top = scored[0]
-    if kinds and top.kind != kinds[0]:
+    if kinds and top.kind not in kinds:
         # The kind asked for first: "几点" wants a time even when a day matches better.
         first = next(((s, o, it) for s, o, it in scored if it.kind == kinds[0]), None)
         if first is not None:

@@ -147,12 +147,38 @@ def spoken_digit_groups(text: str) -> str:
     return _SPOKEN_DIGITS.sub(lambda m: digits(m) if len(re.findall(r"[a-z]+", m.group(0), re.I)) >= 4 or "oh" in m.group(0).lower().split() else m.group(0), text)
 
 
+_SPOKEN_CODE = re.compile(r"\b(?:[A-Z]|\d+)(?:(?:\s+|\s*,\s*then\s+)(?:[A-Z]\b|\d+\b|dash\b|hyphen\b))+(?:\s+[A-Z]\b)?")
+
+
+_SPELLED = re.compile(r"\b[A-Z](?:(?:-|, ?| )[A-Z]\b){2,}")
+
+
+def spelled_words(text: str) -> str:
+    """A name spelled letter by letter ("D-O-U-G-H-E-R-T-Y", "P, R, Y, C, E") as the word."""
+    return _SPELLED.sub(lambda m: "".join(re.findall(r"[A-Z]", m.group(0))).capitalize() if "I" not in m.group(0).split() else m.group(0), text)
+
+
+def spoken_codes(text: str) -> str:
+    """A code spelled out ("B X dash 4471 dash T") written as one ("BX-4471-T"); run after
+    `spoken_digit_groups`, so its digits are already digits."""
+
+    def join(m: "re.Match[str]") -> str:
+        tokens = re.split(r"\s+", m.group(0))
+        letters = sum(1 for t in tokens if re.fullmatch(r"[A-Z]", t))
+        dashes = sum(1 for t in tokens if t.lower() in ("dash", "hyphen"))
+        if letters < 2 and not (letters and dashes) or "I" in tokens:
+            return m.group(0)  # "Flat 41", "I 2": not a spelled code
+        return "".join("-" if t.lower() in ("dash", "hyphen") else t for t in tokens if t.lower() not in (",", "then"))
+
+    return _SPOKEN_CODE.sub(join, text)
+
+
 def normalize_en(text: str) -> str:
     from text_to_num import alpha2digit
 
     if not text.strip():
         return ""
-    converted = alpha2digit(spoken_digit_groups(text), "en", _EN_THRESHOLD)
+    converted = alpha2digit(spoken_codes(spoken_digit_groups(text)), "en", _EN_THRESHOLD)
     return " ".join(_en_digit_strings(_en_times(converted.split())))
 
 

@@ -48,7 +48,7 @@ ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起")
 # even when the sentence names no key ("make it 7", "Friday works better").
 EN_CHANGE_CUES = re.compile(
     r"\b(?:not|n't|instead|rather|than|better|prefer|preferably|change|changed|changing|switch|switched|move|moved|"
-    r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|(?:make|call) (?:it|that|this|them|those)|"
+    r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|(?:make|call) (?:it|that|this|them|those|the \w+)|"
     r"turn (?:it|that) into|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
     r"go with|goes? better|works? better|suits? (?:\w+ )?better|(?:up|down) to|so (?=(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen)\b)|earlier|later|earliest|latest|soonest|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
     re.I,
@@ -56,7 +56,7 @@ EN_CHANGE_CUES = re.compile(
 ZH_CHANGE_CUES = re.compile(r"一共|总共|加起来|吧[。！!]?$|吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
 # A value said with one of these adds to what is stored ("another", "also a 3 pm call").
 EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too|as well|plus|second|extra|additional|besides|each)\b", re.I)  # "no second e" adds nothing
-ZH_ADDITIVE = re.compile(r"也|还要|另外|再加|再来|多加|又|第二|另一")
+ZH_ADDITIVE = re.compile(r"也|还要|还有|另外|再加|再来|多加|又|第二|另一")
 # A relative change of a quantity: "two more", 多两个.
 EN_DELTA = re.compile(r"\b(?:more|extra|additional|fewer|less|minus|plus)\b", re.I)
 ZH_DELTA = re.compile(r"多|少|加|减")
@@ -71,7 +71,7 @@ EN_EMPTY_WORDS = frozenset(
     have has had get got let lets say said says tell told think thought want wanted need needed like liked take took put set
     work works worked working suit suits suited fine good great better best okay ok perfect nice instead rather than
     now then there here it that this these those thing things one ones just really actually only also still maybe probably
-    sure right wrong mistake correct change changed switch move moved push update new different same again back time day
+    sure right wrong mistake correct change changed switch move moved push update new different same again time day
     what which who where when how there's it's that's let's we'll i'll you'll they'll we're they're i'm you're don't doesn't
     won't can't isn't aren't wasn't weren't didn't shouldn't couldn't wouldn't lot bit kind sort way mean meant sorry wait
     hmm um uh oh well please thanks thank yes no yeah okay alright after all before earlier later soon today""".split()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sotto.engines.normalize import spoken_digit_groups
+from sotto.engines.normalize import spelled_words, spoken_codes, spoken_digit_groups
 from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
@@ -351,17 +351,18 @@ def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str]
                     if x != mod and any(w == x and f[:1] == mflag[:1] for w, f in zh_words(text)):
                         return x + head, mod + head
         return None
-    pairs = list(zip(*(lambda ws: (ws, ws[1:]))(re.findall(r"[A-Za-z][\w'-]*", st.text))))
+    said = re.findall(r"[A-Za-z][\w'-]*", st.text)
+    pairs: list[tuple[str, str]] = list(zip(said, said[1:]))
     pairs += [(m.group("mod"), m.group("noun")) for m in _EN_HEAD_FOR.finditer(st.text)]
-    pairs += [tuple(w.split("-", 1)) for w in re.findall(r"\b[A-Za-z]+-[A-Za-z]+\b", st.text)]  # type: ignore[misc]
+    pairs += [(w.split("-", 1)[0], w.split("-", 1)[1]) for w in re.findall(r"\b[A-Za-z]+-[A-Za-z]+\b", st.text)]
     for modifier, noun in pairs:
         if modifier.lower() in EN_STOPWORDS or noun.lower() in EN_STOPWORDS or not content_stems(noun):
             continue
         for text in stored:
-            m = re.search(rf"\b([A-Za-z][\w]*)([- ]){re.escape(noun)}\b", text, re.I)
-            if m and m.group(1).lower() != modifier.lower() and m.group(1).lower() not in EN_STOPWORDS:
-                new_mod = modifier.lower() if not modifier[0].isupper() or m.group(1)[0].islower() else modifier
-                return m.group(0), f"{new_mod}{m.group(2)}{m.group(0)[len(m.group(1)) + 1:]}"
+            found = re.search(rf"\b([A-Za-z][\w]*)([- ]){re.escape(noun)}\b", text, re.I)
+            if found and found.group(1).lower() != modifier.lower() and found.group(1).lower() not in EN_STOPWORDS:
+                new_mod = modifier.lower() if not modifier[0].isupper() or found.group(1)[0].islower() else modifier
+                return found.group(0), f"{new_mod}{found.group(2)}{found.group(0)[len(found.group(1)) + 1:]}"
     return None
 
 
@@ -455,7 +456,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     lang = lang or detect_lang(words)
     # A code or phone number read digit by digit is written as digits ("six three three oh,
     # one nine four eight" -> "6330 1948"); other number words stay as said.
-    words = spoken_digit_groups(words) if lang != "zh" else words
+    words = spelled_words(spoken_codes(spoken_digit_groups(words))) if lang != "zh" else words
     patch = StatePatch()
     result = RuleResult(patch=patch, lang=lang)
     w = _Working(state.copy(), result, turn)
@@ -469,7 +470,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if _is_closing(sentence, lang):
             result.closing = True
             continue
-        st = read_sentence(sentence, lang)
+        known = frozenset(part for i in w.stored() if i.kind == "name" for part in i.value.split())
+        st = read_sentence(sentence, lang, known)
         before = previous if carried is not None else ""
         if carried is not None and not st.question:
             # "Oh, I got the day wrong. The 13th ...": the cue and what it was about carry
@@ -512,7 +514,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         retracted_part = False
         if retract and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
             what = retract.group("what") or retract.group("what2") or ""
-            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or L.strip_zh_discourse(what) in i.value or what.lower() in i.value.lower()]
+            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
                 # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
                 clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", item.value) if c.strip(" ，,;；")]
@@ -545,6 +547,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
         mentioned = values.mentioned if gave_nothing else []
         carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
+        if carried is None and not st.values:
+            carried = st  # "The driver outline, I took it off the old revision. Fifty by eighty-five.": what it is about carries
         previous = st.text if carried is not None else ""
         replaced = w.apply(values.decisions)
         # The explicit forms for words that are not typed values: "change the latte to a

@@ -33,7 +33,7 @@ _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of
 _NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
-    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:{_NUM})(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
+    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
     rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
     rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
     rf"|noon|midday|midnight)",
@@ -61,9 +61,15 @@ _EN_NUMBER_PHRASE = (
 )
 # Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
 # "three thousand two hundred", "eighty-four fifty".
-_EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:(?:[- ]| and ){_EN_NUMBER_PHRASE})*"
+_EN_SPOKEN_TIME = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) (?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
+    r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)",
+    re.I,
+)
+_EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eighty"; "one and two" is a list
+_EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})*"
 _EN_WORD_NUMERIC = re.compile(
-    rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:(?:[- ]| and ){_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
+    rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
     rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b",
     re.I,
 )
@@ -82,9 +88,11 @@ _EN_COLOURS = (
 )
 _EN_CHOICE = re.compile(
     rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
-    r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)",
+    r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
+    r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then)|[,.;!?]|$)",
     re.I,
 )
+_EN_FREQUENCY_CHOICE = r"daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly"
 _ZH_CHOICE = re.compile(r"(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)|[大中小](?:号|杯|码)|加大码")
 _QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
 _EN_FRACTION = re.compile(
@@ -145,7 +153,8 @@ _COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|become
 _EN_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|so)\s+|\s+(?:and|but)\s+(?=(?:the|my|our|his|her|their|it|we|i|they|she|he)\b)|,)\s*", re.I)
 _EN_NEGATED_BEFORE = re.compile(
     r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno"
-    r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to))\s+(?:the |at |on |for |in )?$",
+    r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
+    r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?)\s+(?:the |at |on |for |in )?$",
     re.I,
 )  # "he can't do the ninth": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
@@ -153,7 +162,7 @@ _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
     r"^\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
     r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|snug|tight|too small|too big|too short|too long|not enough|"
-    r"a problem|problematic|full|booked|taken|busy|too (?:early|late|soon|much|many|far)|no longer|awkward|out of the question)"
+    r"a problem|problematic|full|booked|taken|busy|(?:way |far |much |a bit |a little |just )?too \w+|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
     re.I,
 )
@@ -164,13 +173,13 @@ _EN_QUESTION_START = re.compile(
 _EN_REQUEST = re.compile(
     r"^(?:can|could|would|will) you\b|^(?:can|could|may) (?:i|we) (?:also |just |please )?(?:have|get|book|add|order|change|move|make|switch|do|go|try|push|swap)\b"
     r"|^(?:is|would|could|will|can) .{1,60}\b(?:possible|ok|okay|available|free|fine|doable|alright|all right|work)\b"
-    r"|^(?:how about|what about)\b",
+    r"|^(?:how about|what about)\b|^(?:is there )?any chance (?:of|we|you|they)\b",
     re.I,
 )
 # A request to tell or explain something asks for information (a question), not for a note.
 _EN_ASK_TO_TELL = re.compile(
     r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
-    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b"
+    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b|read (?:me |us )?(?:back|out)\b|read (?:it|that|them|those) (?:back|out)\b|remind me (?=what|when|where|who|which|how)"
     r"|give me (?:some |a few |any |your |a )?(?:tips|ideas|advice|suggestions?|fun facts?|facts?|jokes?)\b)",
     re.I,
 )
@@ -206,7 +215,7 @@ _ZH_ADDRESS = re.compile(
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人)|怕?不(?:太)?够|太小|太大|太少|太多|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_QUESTION = re.compile(r"(?:吗|么|什么|几|哪|多少|谁|怎么|来着|是不是|呢)[？?。]?$|[？?]$|什么|几点|多少|哪里|哪儿|谁")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
@@ -253,6 +262,8 @@ class Statement:
 # ------------------------------------------------------------------ what a question asks for
 
 _EN_ASKS = [
+    (re.compile(r"\b(?:what|which) (?:colou?r|shade|size)\b", re.I), (KIND_ITEM, KIND_NUMBER, KIND_QUANTITY)),
+    (re.compile(r"\bhow (?:wide|long|tall|high|heavy|hot|warm|cold|deep|far|fast)\b|\bwhat (?:width|length|height|weight|pace|speed|temperature|depth|dose|gauge|setting)\b", re.I), (KIND_QUANTITY, KIND_NUMBER, KIND_TIME)),
     (re.compile(r"\b(?:what time|when|how late|how early|what hour)\b", re.I), (KIND_TIME, KIND_DATE)),
     (re.compile(r"\b(?:what day|which day|what date|which date|what night)\b", re.I), (KIND_DATE, KIND_TIME)),
     (re.compile(r"\bhow (?:many|much)\b|\bhow big\b|\bwhat size\b|\bwhat(?:'s| is) the (?:count|number of|total|dose|amount)\b", re.I), (KIND_QUANTITY, KIND_NUMBER)),
@@ -261,6 +272,7 @@ _EN_ASKS = [
     (re.compile(r"\b(?:what(?:'s| is| was)? (?:the |my |our |his |her |their )?(?:[\w'’]+ )?(?:number|id|code|phone|reference|model|plate|pin)|which (?:number|model|code))\b", re.I), (KIND_NUMBER, KIND_QUANTITY)),
 ]
 _ZH_ASKS = [
+    (re.compile(r"什么颜色|啥颜色|什么色|哪个颜色|多大号|什么码|几码"), (KIND_ITEM, KIND_NUMBER, KIND_QUANTITY)),
     (re.compile(r"几点|什么时候|什么时间|几时"), (KIND_TIME, KIND_DATE)),
     (re.compile(r"哪天|几号|星期几|周几|礼拜几|哪一天|什么日子"), (KIND_DATE, KIND_TIME)),
     (re.compile(r"多少|几[个位张只件台辆瓶杯份次天晚间本盒包袋箱斤克米块片粒支条把双套碗盘桌束朵人]|几公斤"), (KIND_QUANTITY, KIND_NUMBER)),
@@ -338,8 +350,9 @@ def _en_is_question(sentence: str) -> bool:
     s = L.strip_en_discourse(sentence)
     if _EN_ASK_TO_TELL.match(s):
         return True
-    clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*", s)]
-    if any(_EN_REQUEST.match(c) for c in clauses) and not _EN_RECALL.search(s):
+    clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*|\.{2,}\s*|…\s*", s)]
+    recall = _EN_RECALL.search(s) is not None and (_EN_WH.search(s) is not None or _EN_RECALL.search(s.replace("again", "")) is not None)
+    if any(_EN_REQUEST.match(c) for c in clauses) and not recall:  # "can I have Dale again?" asks for Dale, not what was said
         return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
     # A yes/no question that carries a value proposes it ("Could pilates be the 7:45 one?",
     # "Any chance Bramble could go in at 11:30 instead?"); a question asking for a value has a wh-word.
@@ -364,7 +377,8 @@ _NOT_A_UNIT = frozenset(
 _NOT_UNITS = frozenset("times time days day weeks week months month years year minutes minute hours hour percent".split())
 
 
-def _en_values(text: str) -> list[Value]:
+def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
+    """`known`: the names already stored; one at a sentence start is a name ("Dale's off")."""
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
 
@@ -378,6 +392,8 @@ def _en_values(text: str) -> list[Value]:
         taken.append((start, end))
         found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
+        add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
     for m in _QUOTED.finditer(text):
@@ -398,6 +414,8 @@ def _en_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_TIME.finditer(text):
         add(m.start(), m.end(), KIND_TIME)
+    for m in _EN_SPOKEN_TIME.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)  # "four thirty", "seven fifteen": an hour and its minutes
     for m in _EN_WORD_NUMERIC.finditer(text):
         if not re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
             add(m.start(), m.end(), KIND_NUMBER)
@@ -469,8 +487,8 @@ def _en_values(text: str) -> list[Value]:
         ):
             start += len(tokens[0]) + 1
             tokens = tokens[1:]
-        if not tokens:
-            continue
+        if not tokens or (len(tokens) == 1 and len(tokens[0].strip("'’")) == 1):
+            continue  # "P, R, Y, C, E": letters spelled out, not names
         span = " ".join(tokens)
         following = text[start + len(span):]
         if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
@@ -478,7 +496,7 @@ def _en_values(text: str) -> list[Value]:
             following = "'s" + following
         at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I)\b", following) is not None
-        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and not (
+        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not (
             verb_next and span in _english_words()  # "Tom will come": listed as a name too
         ):
             continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts
@@ -603,12 +621,14 @@ def _zh_is_question(sentence: str) -> bool:
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
         return False
     # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
-    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成|有)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
+    if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
+        return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question
     return _ZH_QUESTION.search(s) is not None
 
 
-def _zh_values(text: str) -> list[Value]:
+def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
 
@@ -651,8 +671,8 @@ def _zh_values(text: str) -> list[Value]:
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
         end = m.end()
-        if text[m.start() - 1: m.start()] == "第":
-            continue  # "第二本": an ordinal, not a count
+        if text[m.start() - 1: m.start()] == "第" or (m.group("unit").startswith("位") and re.search(r"(?:后|最后|前|末|尾)$", text[: m.start()])):
+            continue  # "第二本": an ordinal; "后四位": how many digits, not people
         if m.group("num") == "一" and text[end:end + 1] in ("是", "要", "给"):
             continue  # "一本是《活着》": one of them, not a count
         for i in range(m.start("unit") + 1, m.end()):
@@ -701,7 +721,9 @@ def _jieba_tokenizer() -> Any:
 
 
 def choice_class(text: str) -> str:
-    """Which closed set a choice belongs to: "colour" or "size"."""
+    """Which closed set a choice belongs to: "colour", "size" or "frequency"."""
+    if re.fullmatch(_EN_FREQUENCY_CHOICE, text.strip(), re.I):
+        return "frequency"
     if re.search(r"\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b|[大中小](?:号|杯|码)|加大码", text, re.I):
         return "size"
     return "colour"
@@ -853,7 +875,7 @@ class _Reader:
 
     is_question: Callable[[str], bool]
     strip_discourse: Callable[[str], str]
-    values: Callable[[str], list[Value]]
+    values: Callable[[str, frozenset[str]], list[Value]]
     without: Callable[..., str]
     copula_key: Callable[[str, Value], str]
 
@@ -864,17 +886,17 @@ _READERS = {
 }
 
 
-def read_sentence(sentence: str, lang: str) -> Statement:
+def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozenset()) -> Statement:
     lang = "zh" if lang == "zh" else "en"
     reader = _READERS[lang]
     admission = L.has_admission(sentence, lang)
     text = reader.strip_discourse(sentence)
     st = Statement(text=text, lang=lang, raw=sentence, question=reader.is_question(sentence), admission=admission)
     st.change_cue = admission or L.has_change_cue(sentence, lang)
-    st.additive = L.has_additive(text, lang)
+    st.additive = L.has_additive(text, lang) or (lang == "zh" and L.has_additive(sentence, lang))  # 还有 is a filler and adds
     st.strong_cue = L.has_strong_cue(sentence, lang)
     st.proposal = not st.question and sentence.rstrip().endswith(("?", "？"))
-    st.values = reader.values(text)
+    st.values = reader.values(text, known_names)
     st.frame = reader.without(text, st.values, all_kinds=True)
     st.note = reader.without(text, st.values, all_kinds=False)
     st.frame_keys = content_stems(st.frame)

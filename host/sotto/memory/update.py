@@ -34,6 +34,7 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
+from sotto.memory.language import has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.text import EN_NUMBER_WORDS
 
@@ -118,6 +119,9 @@ def number_of(text: str) -> float | None:
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if stored.kind == value.kind == KIND_NUMBER:
         a, b = _label(stored.value), _label(value.text)
+        structural = {"by", "over", "x", "×", "*", "/", "-", "乘"}
+        if (a in structural or b in structural) and a != b:
+            return False  # "fifty by eighty-five" is a size: it replaces a size, not "one point six"
         if a and b and a != b:
             return False  # "£21" never replaces "Year 5": numbers said with different labels are different things
     if stored.kind == value.kind:
@@ -212,7 +216,7 @@ def decide_values(
     stored_ids = {id(s) for s in stored}
     maybe = [v for v in statement.values if v.maybe_old and any(_same_value(s, v.text) for s in stored)]
     mentioned: list[Item] = [s for s in (earlier_mentioned or []) if s in stored]
-    if statement.change_cue or statement.strong_cue or statement.admission:
+    if statement.change_cue or statement.strong_cue or statement.admission or statement.proposal:
         # "黄老师那边换人了，现在是赵老师": a stored value named beside a new one of its kind, in
         # a sentence of change, is the one that changes (when no key says otherwise).
         for v in statement.values:
@@ -278,7 +282,7 @@ def decide_values(
                 decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
                 out.consumed.add(id(o))
                 break
-            hit = [s for s in candidates if (_same_value(s, o.text) or _contains_value(s, o.text)) and (o.kind == v.kind or _kind_compatible(s, v, lang))]
+            hit = [s for s in candidates if (_same_value(s, o.text) or _contains_value(s, o.text) or _same_amount(s, o.text)) and (o.kind == v.kind or _kind_compatible(s, v, lang))]
             if hit:
                 decision = Decision(UPDATE, new_item, hit[-1], f"the sentence names {o.text!r} as replaced")
                 out.consumed.add(id(o))
@@ -287,12 +291,13 @@ def decide_values(
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
             continue
-        if decision is None and any(_same_value(s, v.text) or _same_value(s, new_item.value) for s in candidates):
+        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v)]
+        if decision is None and again:
             out.consumed.add(id(v))
-            out.decisions.append(Decision(NOOP, None, next(s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value)), "said again"))
+            out.decisions.append(Decision(NOOP, None, again[0], "said again"))
             continue
         if decision is None and candidates:
-            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned)
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored))
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
             # in the same turn: the new one takes the place of the one named.
@@ -315,7 +320,10 @@ def decide_values(
                 # "Kearny" after "Siobhan Kearney": the surname is respelled, the first name stays.
                 new_item.value = " ".join(v.text if _spelled_again(v.text, p) else p for p in parts)
             old_digits, new_digits = re.sub(r"\D", "", decision.target.value), re.sub(r"\D", "", v.text)
-            if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
+            fixed = _fixed_group(decision.target.value, v.text) if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER else None
+            if fixed is not None:
+                new_item.value = fixed  # "the middle bit is 4477": the rest of the code stays
+            elif v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
                 # "the last four digits are 8837": the rest of the number stays.
                 new_item.value = _replace_tail_digits(decision.target.value, new_digits)
             month = re.search(r"\s+of\s+[A-Z][a-z]+$|^[A-Z][a-z]+(?=\s+\d)", decision.target.value)
@@ -394,8 +402,10 @@ def _same_value(item: Item, text: str) -> bool:
 
 def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
-    mentioned: list[Item] | None = None,
+    mentioned: list[Item] | None = None, *, fresh: bool = False,
 ) -> Decision | None:
+    """`fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
+    five frames"): a count of the same unit is then that new thing's, not a correction."""
     # Names are who a value concerns, not what it is about: "Mia needs her book this
     # week" says nothing about Mia's Tuesday piano.
     names: set[str] = set(known_names)
@@ -425,6 +435,8 @@ def _by_key(
             overlap += 2 * len(keys & (names_in_sentence | statement.frame_keys))
         if statement.change_cue or not own:
             overlap += len(keys & (frame_keys - own))
+        if v.kind == KIND_NAME and not (cued or statement.change_cue) and not (v.key and content_stems(v.key) & keys):
+            overlap = 0  # "He rides a pony called Bramble": words shared with Kit's sentence do not make Bramble replace Kit
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and not _titled(s.value) and any(_titled(c.value) for c in candidates if c.kind == KIND_NAME):
@@ -433,14 +445,18 @@ def _by_key(
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(_norm(s.value), _norm(v.text)):
             overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
+            overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
         if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text):
             overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys):
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh:
             overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
+        if lang == "zh" and not (statement.change_cue or v.cue) and _zh_sibling_text(statement.text, s.key):
+            overlap = 0  # "无铅的用三百六十度" after "有铅焊锡用三百二十度": another thing of the same sort
         scored.append((overlap, order, s))
     best = max(scored, key=lambda x: (x[0], x[1]))
     overlap, _, target = best
@@ -456,6 +472,10 @@ def _by_key(
     # "Seven, then.": the sentence is only the value (a count with its own noun is not bare;
     # "me, Carlos and our daughter Rosa" is a list, not a restatement).
     news = [o for o in statement.values if not o.negated]
+    # "回程的票改签了，晚一天，二十号去接": the only new date of a sentence of change is the changed one.
+    cued = cued or (
+        sum(1 for o in news if o.kind == v.kind) == 1 and v.kind in (KIND_TIME, KIND_DATE) and has_change_cue(statement.text[: v.start], lang)
+    )  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
@@ -464,7 +484,9 @@ def _by_key(
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
         people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
-        latest = max(people or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        same_kind = [s for s in candidates if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
+        same_kind = [s for s in same_kind if _shape(s.value) == _shape(v.text)] or same_kind  # "call it 80.9": the decimal, 81.6
+        latest = max(people or same_kind or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
@@ -484,13 +506,85 @@ def _same_shape(a: str, b: str) -> bool:
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
 
 
+def _part_of_name(item: Item, v: Value) -> bool:
+    """"Quennell." spelled out after "Arlo Quennell": a part of a stored name said again."""
+    return item.kind == v.kind == KIND_NAME and " " in item.value and v.text.lower() in item.value.lower().split()
+
+
+def _same_amount(item: Item, text: str) -> bool:
+    """"五十八一个月有点贵" names the stored "五十八块": the same amount, said with other words."""
+    if item.kind not in (KIND_NUMBER, KIND_QUANTITY):
+        return False
+    a, b = number_of(item.value), number_of(text)
+    return a is not None and a == b and a >= 10  # small counts recur too often to name one
+
+
+def _shape(text: str) -> str:
+    """A decimal, a code or a plain count: "81.6" is read against "80.9", not against "66"."""
+    t = _norm(text)
+    if re.fullmatch(r"\d+\.\d+", t):
+        return "decimal"
+    return "code" if _is_code(text) else "count"
+
+
+def _fresh_subject(statement: Statement, stored: list[Item]) -> bool:
+    """The sentence opens on a thing never mentioned before: a new labelled number ("Hive two"
+    after "Hive one") or, in Chinese, a first noun no stored item says (报价单 beside 投标书)."""
+    said = " ".join(i.value + " " + i.key for i in stored).lower()
+    for o in statement.values:
+        if o.kind == KIND_NUMBER and re.match(r"[A-Za-z]+ (?:\d+|[a-z]+)$", o.text) and o.text.lower() not in said and not o.negated:
+            if any(o.text.split()[0].lower() in (i.value + " " + i.key).lower() for i in stored):
+                return True  # "Hive two" beside a stored "hive one"
+    return False
+
+
+_ORDER_CHARS = "一二三四五六七八九十大小"
+_ZH_NOT_A_HEAD = "的了是在有和与跟就都也还要我你他她它这那个"
+
+
+def _zh_sibling_text(said: str, key: str) -> bool:
+    """The sentence names a sibling of what the stored key names: 无铅 beside 有铅, 老二 beside
+    老大, 二等奖 beside 一等奖 (one character apart in the same place of a short word)."""
+    def windows(text: str) -> set[str]:
+        runs = re.findall(r"[\u3400-\u9fff]+", text)
+        return {r[i:i + 2] for r in runs for i in range(len(r) - 1)}
+
+    new, old = windows(said), windows(key)
+    for a in new - old:
+        for b in old - new:
+            if a[1] == b[1] and a[0] != b[0] and a[1] not in _ZH_NOT_A_HEAD and a[0] not in _ZH_NOT_A_HEAD and b[0] not in _ZH_NOT_A_HEAD and (
+                a[0] in _ORDER_CHARS + "有无单双全半" and b[0] in _ORDER_CHARS + "有无单双全半"
+            ):
+                return True  # 无铅/有铅, 二等/一等, 大宝/二宝
+            if a[0] == b[0] and a[0] not in _ZH_NOT_A_HEAD and a[1] in _ORDER_CHARS and b[1] in _ORDER_CHARS:
+                return True  # 老大/老二
+    return False
+
+
 def _siblings(a: set[str], b: set[str]) -> bool:
     """Two keys naming different things of one kind: 一等奖 and 二等奖 (a shared head, another first part)."""
     for x in a - b:
         for y in b - a:
             if len(x) == len(y) >= 2 and re.match(r"[\u3400-\u9fff]", x) and x[1:] == y[1:] and x[0] != y[0]:
                 return True
+            if len(x) == len(y) == 2 and x[0] == y[0] and x[1] != y[1] and x[1] in _ORDER_CHARS and y[1] in _ORDER_CHARS:
+                return True  # 老大 and 老二
     return False
+
+
+def _fixed_group(old: str, new: str) -> str | None:
+    """`old` with one of its digit groups replaced by `new`, when `new` is that group read
+    again with a digit or two changed or swapped ("BX-4471-T" + "4477" -> "BX-4477-T")."""
+    digits = re.sub(r"\D", "", _norm(new))
+    if len(digits) < 3 or digits != re.sub(r"[\s-]", "", _norm(new)) or digits in re.sub(r"\D", "", old):
+        return None
+    for m in re.finditer(r"\d+", old):
+        group = m.group(0)
+        if m.start() == 0 and m.end() == len(old):
+            return None  # the whole value: an ordinary replacement, not a part
+        if len(group) == len(digits) and (sorted(group) == sorted(digits) or sum(a != b for a, b in zip(group, digits)) <= max(1, len(group) // 3)):
+            return old[: m.start()] + digits + old[m.end():]
+    return None
 
 
 def _digits_swapped(a: str, b: str) -> bool:
@@ -516,7 +610,8 @@ def _label(text: str) -> str:
         return ""
     if re.search(r"[\u3400-\u9fff]", text):
         return re.sub(r"[\dA-Za-z.,\s零〇一二两三四五六七八九十百千万]+", "", text)  # "B座" and "C座": 座
-    label = re.sub(r"[\d.,\s]+", " ", text).strip().lower()
+    label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|and|a|point)\b", " ", text.lower()).strip()
+    label = " ".join(label.split())
     return "" if len(label) == 1 and label.isalpha() else label
 
 
