@@ -233,8 +233,7 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
             return answers
         return ["这个我还不知道，我是离线的。" if zh else "I don't have that noted, and I'm offline, so I can't look it up."]
     if rules.corrections:
-        new = rules.corrections[-1].new
-        return [f"好的，改成{new}了。" if zh else f"Okay, {second_person(new)} then."]
+        return [correction_sentence(rules.corrections[-1].new, lang)]
     patch = rules.patch
     if rules.closing and not rules.added and not rules.removed:
         return ["好的，有需要再叫我。" if zh else "Anytime. I'm here when you need me."]
@@ -261,3 +260,32 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
     return ["好的。" if zh else "Okay."]
 
 
+
+
+def correction_sentence(new: str, lang: str) -> str:
+    """The confirmation of a corrected value: the new value once, never the old one."""
+    return f"好的，改成{new}了。" if lang == "zh" else f"Okay, {second_person(new)} then."
+
+
+def confirm_question(asked: str, kind: str, lang: str) -> str:
+    """A value asked back when recognition was unsure of it: a name spelled ("Was that
+    Wang, W-A-N-G?"), a number or ID of three digits or more read digit by digit ("Was
+    that 8 8 4 2 1?"), a time, date or count as said; in Chinese "是王芳吗？"."""
+    if lang == "zh":
+        return f"是{asked}吗？"
+    if kind == KIND_NAME:
+        letters = " ".join("-".join(c.upper() for c in word if c.isalnum()) for word in asked.split() if word[:1].isalpha())
+        return f"Was that {asked}, {letters}?" if letters else f"Was that {asked}?"
+    if kind == KIND_NUMBER and sum(c.isdigit() for c in asked) >= 3:
+        return "Was that " + " ".join(c.upper() for c in asked if c.isalnum()) + "?"
+    return f"Was that {asked}?"
+
+
+def ask_again_sentence(lang: str) -> str:
+    """After a bare "no" to a confirmation: the unsure value is gone; the user is asked for it."""
+    return "抱歉，我听错了。那是什么？" if lang == "zh" else "Sorry, I misheard. What was it?"
+
+
+def kept_sentence(value: str, lang: str) -> str:
+    """After a "yes" to a confirmation."""
+    return f"好的，{value}。" if lang == "zh" else f"Okay, {second_person(value)} it is."
