@@ -88,6 +88,13 @@ EN_PRONOUN_RE = re.compile(r"\b(?:i|me|my|mine|we|us|our|ours)\b", re.I)
 _EN_ONLY_BEFORE_A_PAUSE = frozenset("right alright all right well okay ok yes yeah no nope now wait hold on hang on hi hello hey".split())
 
 
+# Recognised words have no commas: "wait change the latte ..." - a marker followed by the start
+# of a clause is still a marker.
+_CLAUSE_START = re.compile(
+    r"\s+(?:change|make|move|swap|switch|cancel|actually|sorry|it's|its|it is|that's|the|i|i'm|we|we're|let's|can|could|no|not|scratch|sorry)\b", re.I
+)
+
+
 def strip_en_discourse(text: str) -> str:
     """The clause without discourse markers, admissions and leading conjunctions."""
     out = EN_ADMISSIONS.sub(" ", text)
@@ -96,7 +103,7 @@ def strip_en_discourse(text: str) -> str:
     for _ in range(6):
         before = out
         m = EN_DISCOURSE.match(out)
-        if m and m.end() > 0 and m.group(0).lower() in _EN_ONLY_BEFORE_A_PAUSE and not re.match(r"\s*[,.!?;:-]", out[m.end():]):
+        if m and m.end() > 0 and m.group(0).lower() in _EN_ONLY_BEFORE_A_PAUSE and not re.match(r"\s*[,.!?;:-]", out[m.end():]) and not _CLAUSE_START.match(out[m.end():]):
             m = None  # "right shoulder", "well done", "no sugar": a word of the sentence, not a filler
         if m and m.end() > 0:
             rest = out[m.end():]
