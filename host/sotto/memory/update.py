@@ -640,7 +640,9 @@ def _titled(name: str) -> bool:
 
 def _is_code(text: str) -> bool:
     """An ID rather than an amount: letters in it, or three digits and more."""
-    return re.search(r"[A-Za-z]", text) is not None or len(re.sub(r"\D", "", text)) >= 3
+    if re.search(r"乘|×|\*|\bby\b|\bover\b|\d\s*x\s*\d", text):
+        return False  # "300乘600", "50 by 70": a size, not an ID
+    return re.search(r"[A-Za-z]", text) is not None or len(re.sub(r"\D", "", _norm(text))) >= 3 or re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()) is not None
 
 
 def _spelled_again(a: str, b: str) -> bool:
