@@ -491,6 +491,61 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[int, Item]], repe
         w.result.retired.append(old.value)
 
 
+_EN_LINK = {"the", "a", "an", "on", "for", "with", "as", "in", "of", "to", "my", "her", "his", "their", "our", "some"}
+
+
+def _anchored_swap(text: str, state: SessionState, lang: str) -> tuple[str, str] | None:
+    """A word said again with another thing beside it replaces that thing: "Rubber on the heels."
+    after "Leather heels", 鲜奶换低脂的 after 鲜奶要全脂的, 让他报跳远 after 报八百米."""
+    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE] + [state.current_task]
+    if lang == "zh":
+        said = [(w, f) for w, f in zh_words(text) if f != "x"]
+        for i, (anchor, af) in enumerate(said):
+            if len(anchor) < 2 or not (af.startswith("n") or af.startswith("v")) or anchor in L.ZH_EMPTY_WORDS:
+                continue
+            j = i + 1
+            while j < len(said) and (said[j][1].startswith(("v", "u", "d", "p")) and len(said[j][0]) == 1 or said[j][0] in ("换成", "改成", "换", "要", "用")):
+                j += 1  # 鲜奶换低脂的: the thing comes after the verb of choice
+            chose = any(_ZH_CHOOSE.fullmatch(w) or w in ("换成", "改成", "改为") for w, _ in said[i + 1: j])
+            new = said[j][0] if chose and j < len(said) and (said[j][1].startswith(("n", "a", "b", "l")) or said[j][1] == "vn") and len(said[j][0]) >= 2 else ""
+            if not new or any(new in n for n in notes) or af in ("nr", "nrfg"):
+                continue
+            for note in notes:
+                k = note.find(anchor)
+                if k < 0:
+                    continue
+                after = [(w, f) for w, f in zh_words(note[k + len(anchor):]) if f != "x"]
+                m = 0
+                while m < len(after) and (after[m][1].startswith(("v", "u", "d", "p")) and len(after[m][0]) == 1 or after[m][0] in ("换成", "改成", "要", "用")):
+                    m += 1
+                chose_before = any(_ZH_CHOOSE.fullmatch(w) or w in ("换成", "改成", "改为") for w, _ in after[:m])
+                if chose_before and m < len(after) and len(after[m][0]) >= 2 and after[m][0] != new and after[m][0] not in text and (after[m][1].startswith(("n", "a", "b", "l")) or after[m][1] == "vn"):
+                    return after[m][0], new
+        return None
+    words = re.findall(r"[A-Za-z][\w'-]*", text)
+    low = [w.lower() for w in words]
+    for i, word in enumerate(low):
+        if word in EN_STOPWORDS or word in L.EN_EMPTY_WORDS or word in _EN_LINK or not content_stems(word):
+            continue
+        j = i - 1
+        while j >= 0 and low[j] in _EN_LINK:
+            j -= 1  # "Rubber on the heels": the thing before the word, past the little words
+        if j != 0 or low[j] in EN_STOPWORDS or low[j] in L.EN_EMPTY_WORDS or not content_stems(low[j]):
+            continue  # only a thing said first ("Rubber on the heels."), never a verb ("ask for a table")
+        new = words[j]
+        for note in notes:
+            found = re.search(rf"\b([A-Za-z][\w-]*) {re.escape(word)}\b", note, re.I)  # "Leather heels": the thing stored right before the word
+            if not found:
+                continue
+            old = found.group(1)
+            if old.lower() in (new.lower(), word) or old.lower() in EN_STOPWORDS or old.lower() in L.EN_EMPTY_WORDS or re.search(rf"\b{re.escape(old)}\b", text, re.I):
+                continue
+            if re.search(rf"\b{re.escape(new)}\b", note, re.I):
+                continue
+            return old, new.lower() if old[:1].islower() else new
+    return None
+
+
 def _cancelled(w: _Working, what: str) -> list[Item]:
     wanted = content_stems(what)
     if not wanted:
@@ -625,6 +680,13 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
         if not replaced and (st.change_cue or st.admission or st.strong_cue or graded or plain):
             swap = _head_swap(st, w.state, lang)
+            if swap is not None:
+                w.propagate(swap[0], swap[1], None)
+                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
+                result.retired.append(swap[0])
+                replaced = True
+        if not replaced and (plain or st.change_cue or st.strong_cue) and not st.additive:
+            swap = _anchored_swap(st.text, w.state, lang)
             if swap is not None:
                 w.propagate(swap[0], swap[1], None)
                 result.corrections.append(Replacement(old=swap[0], new=swap[1]))
