@@ -144,7 +144,12 @@ def spoken_digit_groups(text: str) -> str:
             groups.append(out)
         return " ".join(groups)
 
-    return _SPOKEN_DIGITS.sub(lambda m: digits(m) if len(re.findall(r"[a-z]+", m.group(0), re.I)) >= 4 or "oh" in m.group(0).lower().split() else m.group(0), text)
+    def spoken(m: "re.Match[str]") -> str:
+        count = len(re.findall(r"[a-z]+", m.group(0), re.I))
+        tail = re.search(r"\b(?:ends?(?: in| with)?|ending(?: in| with)?|digits(?: are| is)?|not)\s*$", text[: m.start()], re.I)
+        return digits(m) if count >= 4 or "oh" in m.group(0).lower().split() or (count == 3 and tail) else m.group(0)
+
+    return _SPOKEN_DIGITS.sub(spoken, text)  # "ends four one eight, not four eight one": the last digits
 
 
 _SPOKEN_CODE = re.compile(r"\b(?:[A-Z]|\d+)(?:(?:\s+|\s*,\s*then\s+)(?:[A-Z]\b|\d+\b|dash\b|hyphen\b))+(?:\s+[A-Z]\b)?")

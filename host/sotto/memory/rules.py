@@ -291,7 +291,7 @@ class _Working:
         """Apply value decisions; True when one of them replaced a stored value."""
         replaced = False
         for d in decisions:
-            if d.op == ADD and d.item is not None and d.item.kind in VALUE_KINDS and any(
+            if d.op in (ADD, UPDATE) and d.item is not None and d.item.kind in VALUE_KINDS and any(
                 norm_key(d.item.value) and norm_key(d.item.value) in norm_key(old) for old in self.result.retired
             ):
                 # "Could I do Saturday morning instead? Sunday's my mum's birthday lunch.": the old
@@ -693,5 +693,11 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             w.add_note(item, "facts")
     if not additive_turn:
         _one_sentence_names_the_old(w, added_at, repeated_at)
+    # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
+    # gives the reason for a change keeps the old value alive; it goes.
+    retired = [norm_key(old) for old in result.retired if norm_key(old)]
+    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r in norm_key(i.value) for r in retired)]
+    if reasons:
+        w.remove(reasons)
     result.state = bounded(w.state)[0]
     return result

@@ -80,7 +80,7 @@ _ZH_NUMERIC = re.compile(
     rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
     rf"|(?<![A-Za-z0-9])\d+[A-Za-z]{{1,2}}(?![A-Za-z0-9])"  # 型号后面是13B
     rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
-    rf"|[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups
+    rf"|(?=(?:[{_ZH_DIGIT}][，,\s]*){{7}})[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups (seven digits and more)
     rf"|(?<![零〇一二两三四五六七八九十百千万点第])[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*[百千万十][零〇一二两三四五六七八九十百千万]*(?:点[零一二三四五六七八九]+)?"
     rf"(?![零〇一二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}])"  # 一百一十五, 三百五, 七十七点九: a number said alone
 )

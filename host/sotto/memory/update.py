@@ -274,10 +274,12 @@ def decide_values(
         # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
         stronger = v.weak and any(n is not v and n.kind == v.kind and not n.weak for n in news)
         for o in ([] if stronger else olds):
-            partial = [s for s in candidates if s.kind == KIND_NUMBER and v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
+            numbers = [s for s in current if id(s) in stored_ids and s.kind == KIND_NUMBER]  # a code's last digits are a short number
+            partial = [s for s in numbers if v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
             if partial:
                 target = partial[-1]
-                new_item.value = target.value[: len(target.value) - len(o.text)] + v.text
+                tail = re.sub(r"\D", "", _norm(v.text)) if re.search(r"\d$", target.value) else v.text  # 二八 at the end of H31075582 is 28
+                new_item.value = _replace_tail_digits(target.value, tail) if tail.isdigit() else target.value[: len(target.value) - len(o.text)] + v.text
                 new_item.key = target.key
                 decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
                 out.consumed.add(id(o))
@@ -384,9 +386,9 @@ def _replace_tail_digits(value: str, tail: str) -> str:
 
 
 def _ends_with(value: str, tail: str) -> bool:
-    digits = re.sub(r"\D", "", value)
-    t = re.sub(r"\D", "", tail)
-    return len(t) >= 2 and len(digits) > len(t) and digits.endswith(t) and value.rstrip().endswith(tail.strip())
+    digits = re.sub(r"\D", "", _norm(value))
+    t = re.sub(r"\D", "", _norm(tail))
+    return len(t) >= 2 and len(digits) > len(t) and digits.endswith(t) and re.sub(r"\D", "", _norm(value.rstrip()[-2 * len(tail):])).endswith(t)
 
 
 def _same_value(item: Item, text: str) -> bool:
@@ -638,7 +640,9 @@ def _titled(name: str) -> bool:
 
 def _is_code(text: str) -> bool:
     """An ID rather than an amount: letters in it, or three digits and more."""
-    return re.search(r"[A-Za-z]", text) is not None or len(re.sub(r"\D", "", text)) >= 3
+    if re.search(r"乘|×|\*|\bby\b|\bover\b|\d\s*x\s*\d", text):
+        return False  # "300乘600", "50 by 70": a size, not an ID
+    return re.search(r"[A-Za-z]", text) is not None or len(re.sub(r"\D", "", _norm(text))) >= 3 or re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()) is not None
 
 
 def _spelled_again(a: str, b: str) -> bool:
