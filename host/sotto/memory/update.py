@@ -511,6 +511,10 @@ def _by_key(
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
+    same = [s for s in candidates if s.kind == v.kind and v.kind in (KIND_TIME, KIND_NUMBER, KIND_QUANTITY, KIND_ITEM)]  # a day said with a reason is often the reason
+    reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
+    if reason and not adds and len(same) == 1 and sum(1 for o in news if o.kind == v.kind) == 1 and not v.qualifiers:
+        return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")
     return None
 
 
