@@ -259,11 +259,13 @@ class FakeAgent:
     finished: list[int] = field(default_factory=list)
     opened: list[tuple[str, str | None]] = field(default_factory=list)
     ended: list[str] = field(default_factory=list)
+    heard: list[tuple[Any, ...]] = field(default_factory=list)  # each turn's word confidences, as given
     sleep: Callable[[float, threading.Event], None] = _wall_sleep
 
     def start_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None,
-                   prior_side_effects: Sequence[str] = ()) -> Any:
+                   prior_side_effects: Sequence[str] = (), heard: Sequence[Any] = ()) -> Any:
         number = turn if turn is not None else len(self.turns) + 1
+        self.heard.append(tuple(heard))
         if number in self.start_delay:
             self.sleep(self.start_delay[number], threading.Event())
         if number in self.fail_start:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
 from fakes_llm import FakeLanguageModel
 from sotto.agent import Agent
 from sotto.commands.eval import run_scripts, summary
-from sotto.engines.base import SpeechAudio
+from sotto.engines.base import SpeechAudio, WordConfidence
 from sotto.errors import ConfigError
 from sotto.memory.evaluation import Script, ScriptScorer, ScriptTurn, load_script
 from sotto.memory.state import SessionState
@@ -121,13 +121,15 @@ def test_real_model_short_session(tmp_path: Path) -> None:
 
 
 class MishearingRecognizer:
-    """Recognizer fake: each turn's final is the next scripted mishearing (numbers spelled out)."""
+    """Recognizer fake: each turn's final is the next scripted mishearing (numbers spelled out);
+    `words` gives a final's words with their confidences (default: none)."""
 
     name = "fake-asr"
     sample_rate = 16000
 
-    def __init__(self, heard: list[str]) -> None:
+    def __init__(self, heard: list[str], words: Callable[[str], tuple[WordConfidence, ...]] = lambda text: ()) -> None:
         self.heard = list(heard)
+        self.words = words
         self.done: set[int] = set()
 
     def accept(self, chunk: object) -> list[object]:
@@ -139,7 +141,8 @@ class MishearingRecognizer:
         if turn_id in self.done or not self.heard:
             return []
         self.done.add(turn_id)
-        return [Transcript(turn_id, self.heard.pop(0), final=True)]
+        text = self.heard.pop(0)
+        return [Transcript(turn_id, text, final=True, words=self.words(text))]
 
 
 def test_speech_turns_give_the_memory_the_recognised_words_and_report_wer(

@@ -169,3 +169,81 @@ def test_a_forty_turn_session_never_overflows_the_prompt(tmp_path: object) -> No
         assert fitted is not None
         messages, _, dropped = fitted
         assert sum(model.count_tokens(m.content) for m in messages) + 72 <= model.n_ctx
+
+
+# Mechanisms added in the second round: each with a conversation of its own.
+MORE_CORRECTIONS = [
+    ("cue in the sentence before", ["The courier comes on the 14th."], "Ugh, I got the day wrong. The 16th.", "14th", "16th"),
+    ("end of a stay", ["Storage from the 2nd to the 9th, please."], "We need it a bit longer, until the 12th.", "9th", "12th"),
+    ("a repeated value brings its person", ["Tom drives on Monday, Lena drives on Friday."], "Friday's changed hands. Ruth is taking it.", "Lena", "Ruth"),
+    ("same noun, another modifier", ["I'd like the oak frame for the print."], "Hmm, walnut frame instead.", "oak", "walnut"),
+    ("a thing said with a person", ["Ana wants the risotto, I'll have the steak."], "Ana changed her mind, she's going for the salmon.", "risotto", "salmon"),
+    ("a code part read again", ["The voucher is KT-5512-Q."], "The middle bit is 5521, I swapped them.", "KT-5512-Q", "KT-5521-Q"),
+    ("swapped digits of a time", ["My train is the 16:35."], "Wait, my ticket says 16:53.", "16:35", "16:53"),
+    ("a name spelled again", ["The booking is under Niamh Gallager."], "It's Gallagher, with an h after the g, G-A-L-L-A-G-H-E-R.", "Gallager", "Gallagher"),
+    ("a colour said with more than", ["The sofa cover is grey."], "It's more green than grey, honestly.", "grey", "green"),
+    ("a proposal in a longer sentence", ["The inspection is on the 3rd."], "The 3rd is a bank holiday... how about the 5th?", "3rd", "5th"),
+    ("someone unavailable, someone else", ["Your tutor is Gemma."], "Gemma's away this week. Oskar will cover.", "Gemma", "Oskar"),
+    ("a retraction inside a sentence", ["Two lamps, a rug and the side table, please."], "Leave the rug off, it won't fit.", "rug", ""),
+    ("a number read in groups", ["My member number is 4410 2287."], "Sorry, it's four four one oh, two two eight seven... no, two two seven eight.", "4410 2287", "4410 2278"),
+]
+
+
+ZH_MORE = [
+    ("同一个东西换了修饰", ["周六去东区分馆还书。"], "西区分馆离我近一点。", "东区", "西区"),
+    ("话题在前，换了选择", ["一等奖是扫地机器人，二等奖是保温杯。"], "二等奖那个，大家说要蓝牙音箱。", "保温杯", "蓝牙音箱"),
+    ("不要了", ["要一份凉皮，还有个肉夹馍。"], "肉夹馍就不要了，吃不下。", "肉夹馍", ""),
+    ("有人没空，换人", ["这次来修的是老赵。"], "老赵那天出差，换小吴来。", "老赵", "小吴"),
+    ("同音别字", ["登记的名字是王晓明。"], "明天的明写错了，是王晓鸣，鸣叫的鸣。", "王晓明", "王晓鸣"),
+    ("太X了", ["空调设到二十六度。"], "二十六度太热了，调到二十四度。", "二十六度", "二十四度"),
+]
+
+
+@pytest.mark.parametrize(
+    "lang,name,before,words,old,new",
+    [("en", *c) for c in MORE_CORRECTIONS] + [("zh", *c) for c in ZH_MORE],
+    ids=[c[0] for c in MORE_CORRECTIONS] + [c[0] for c in ZH_MORE],
+)
+def test_more_implicit_corrections(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    """The new value is stored (when there is one) and the old one is gone from the whole state."""
+    text = say(*before, words, lang=lang).memory_text()
+    if new:
+        assert new in text, text
+    assert (old not in text.replace(new, "")) if new else (old not in text), text
+
+
+MORE_KEEP_BOTH = [
+    (["一等奖三台，二等奖十台。"], ["三台", "十台"]),
+    (["有铅的用三百二十度。", "无铅的用三百六十度。"], ["三百二十度", "三百六十度"]),
+    (["Hive one has eight frames of brood.", "Hive two, five frames."], ["eight frames", "five frames"]),
+    (["Maya's trip is £14 and Leo's is £18.", "Leo is in Year 5."], ["£14", "£18", "Year 5"]),
+    (["He rides a pony called Bramble.", "My son is Kit."], ["Bramble", "Kit"]),
+]
+
+
+@pytest.mark.parametrize("utterances,values", MORE_KEEP_BOTH)
+def test_more_values_of_one_kind_both_stay(utterances: list[str], values: list[str]) -> None:
+    lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in "".join(utterances)) else None
+    text = say(*utterances, lang=lang).memory_text()
+    assert all(v in text for v in values), text
+
+
+def test_the_reader_never_fails_on_recognised_word_salad() -> None:
+    """Recognition produces any sequence of words ("2 more 1 then so add them to the cow");
+    the update step must take every one without an exception."""
+    import random
+
+    words = (
+        "2 more 1 then so add them to the cow at 6 pm 40 minus less fewer one another too the of us "
+        "instead not rather than make it Tuesday the 5th Kit Mr Ng B X dash 4 4 oh seven half past "
+        "a hundred and eighty by over point 14.06 £ 12 % , . ? no sorry my mistake leave off"
+    ).split()
+    zh = list("两个多少一二三四五六七八九十百点半号周日改成不要了还是吧，。？老小王李的人份斤米")
+    rng = random.Random(7)
+    for lang, vocab, joiner in (("en", words, " "), ("zh", zh, "")):
+        state = SessionState(session_id="fuzz")
+        for turn in range(1, 301):
+            said = joiner.join(rng.choice(vocab) for _ in range(rng.randint(1, 14)))
+            result = extract(said, state, lang=lang, turn=turn)
+            assert result.state is not None
+            state = result.state

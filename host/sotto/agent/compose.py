@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
 from sotto.memory.rules import RuleResult, strip_fillers
 from sotto.memory.state import SessionState
 from sotto.memory.statements import asked_kinds, content_stems
@@ -140,7 +140,7 @@ def _spoken_value(item: Item, lang: str) -> str:
 
 
 _FOLLOW_UP = re.compile(r"^(?:and|what about|how about|and what about)\b|呢[？?]?$", re.I)
-FOLLOW_UP_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE)
+FOLLOW_UP_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM)
 
 
 def asks_to_recall_all(question: str, lang: str) -> bool:
@@ -161,7 +161,7 @@ def _answer(state: SessionState, question: str, lang: str, max_sentences: int, p
     if not scored:
         return []
     top_score, _, top = scored[0]
-    if kinds and top.kind != kinds[0]:
+    if kinds and top.kind not in kinds:
         # The kind asked for first: "几点" wants a time even when a day matches better.
         first = next(((s, o, it) for s, o, it in scored if it.kind == kinds[0]), None)
         if first is not None:
@@ -233,8 +233,7 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
             return answers
         return ["这个我还不知道，我是离线的。" if zh else "I don't have that noted, and I'm offline, so I can't look it up."]
     if rules.corrections:
-        new = rules.corrections[-1].new
-        return [f"好的，改成{new}了。" if zh else f"Okay, {second_person(new)} then."]
+        return [correction_sentence(rules.corrections[-1].new, lang)]
     patch = rules.patch
     if rules.closing and not rules.added and not rules.removed:
         return ["好的，有需要再叫我。" if zh else "Anytime. I'm here when you need me."]
@@ -261,3 +260,32 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
     return ["好的。" if zh else "Okay."]
 
 
+
+
+def correction_sentence(new: str, lang: str) -> str:
+    """The confirmation of a corrected value: the new value once, never the old one."""
+    return f"好的，改成{new}了。" if lang == "zh" else f"Okay, {second_person(new)} then."
+
+
+def confirm_question(asked: str, kind: str, lang: str) -> str:
+    """A value asked back when recognition was unsure of it: a name spelled ("Was that
+    Wang, W-A-N-G?"), a number or ID of three digits or more read digit by digit ("Was
+    that 8 8 4 2 1?"), a time, date or count as said; in Chinese "是王芳吗？"."""
+    if lang == "zh":
+        return f"是{asked}吗？"
+    if kind == KIND_NAME:
+        letters = " ".join("-".join(c.upper() for c in word if c.isalnum()) for word in asked.split() if word[:1].isalpha())
+        return f"Was that {asked}, {letters}?" if letters else f"Was that {asked}?"
+    if kind == KIND_NUMBER and sum(c.isdigit() for c in asked) >= 3:
+        return "Was that " + " ".join(c.upper() for c in asked if c.isalnum()) + "?"
+    return f"Was that {asked}?"
+
+
+def ask_again_sentence(lang: str) -> str:
+    """After a bare "no" to a confirmation: the unsure value is gone; the user is asked for it."""
+    return "抱歉，我听错了。那是什么？" if lang == "zh" else "Sorry, I misheard. What was it?"
+
+
+def kept_sentence(value: str, lang: str) -> str:
+    """After a "yes" to a confirmation."""
+    return f"好的，{value}。" if lang == "zh" else f"Okay, {second_person(value)} it is."

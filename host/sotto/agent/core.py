@@ -31,25 +31,36 @@ from typing import Callable, Mapping, Sequence
 
 from sotto.backfill.corrector import Correction, EntityCorrector
 from sotto.backfill.entities import entities_from_state
-from sotto.engines.base import LanguageModel
+from sotto.engines.base import LanguageModel, WordConfidence
 from sotto.errors import SottoError
 from sotto.knowledge.base import KnowledgeBase
 from sotto.agent.actions import DEFAULT_OUTPUTS, RequestedAction, extract_actions, volume_from_facts, words_without_actions
 from sotto.memory.diff import diff_states
 from sotto.memory.items import KIND_NOTE, Item
-from sotto.memory.monologue import Monologue
+from sotto.memory.monologue import Monologue, RulesUpdate
+from sotto.memory.patch import Applied, Replacement, StatePatch, apply_patch
+from sotto.memory.rules import RuleResult
+from sotto.agent.compose import ask_again_sentence, confirm_question, correction_sentence, kept_sentence
+from sotto.agent.confirm import CORRECTED, LAPSED, YES, Answer, PendingConfirmation, read_answer, unsure_value, without_value
 from sotto.agent.capability import OPEN_ANSWER, PATCH, ModelCapabilities, new_prompt_tokens, unprobed
 from sotto.agent.reference import retrieve
 from sotto.agent.reply import OPEN_ANSWER_DEADLINE_MS, ReplyWriter
-from sotto.agent.router import Route, route_turn
+from sotto.agent.router import CONFIRM, Route, route_turn
 from sotto.agent.turn import Turn, TurnResult
 from sotto.memory.state import SessionState, bounded
+from sotto.memory.statements import warm_up as warm_up_reading
 from sotto.memory.store import Store
 from sotto.memory.text import detect_lang
 from sotto.memory.profile import Profile, profile_key, promote, seed_state
 from sotto.untrusted import clean_text
 
 MAX_WORDS_CHARS = 600
+# pocketsphinx's word posteriors on eval/memory/tune*'s English turns (tools/confirm_threshold.py):
+# under 0.5, 80 of ~330 turns ask, 34 of those values were misrecognised and the spoken answer
+# fixed 14; each fix costs about 5.6 questions up to 0.5 and 13 from 0.5 to 0.6. No right value
+# was lost: every "yes" was recognised.
+CONFIRM_BELOW = 0.5
+CONFIRM_WAIT_S = 600.0  # a question not answered within this lapses (the next words are about something else)
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,9 @@ class AgentConfig:
     promote_every_turns: int = 3  # stable items go to the profile every N turns and at session end
     # Correct misheard entities in final transcripts against the state's known ones (sotto.backfill).
     entity_backfill: bool = True
+    # Ask back a name, number, time, date or count just stored whose words were recognised with a
+    # confidence under this (sotto.agent.confirm); 0: never ask.
+    confirm_below: float = CONFIRM_BELOW
 
 
 class Agent:
@@ -87,6 +101,7 @@ class Agent:
         model passed in its start-up probe (`sotto.agent.capability.capabilities_for`); the
         model is given only those (None: every job, unprobed - tests and explicit callers).
         `now`: the host clock the time and date answers come from."""
+        warm_up_reading()  # the Chinese segmenter's dictionary loads here, not in the first turn
         self.model = model
         self.knowledge = knowledge
         self.store = store
@@ -100,6 +115,7 @@ class Agent:
         self.monologue = Monologue(model if patches else None)
         answers = model is not None and self.config.reply_mode == "auto"
         self.writer = ReplyWriter(model if answers else None, open_answer_deadline_ms=self.config.open_answer_deadline_ms, now=now)
+        self.now = now
         # llama.cpp is not thread-safe and one session's turns must not interleave.
         self._model_lock = threading.Lock()  # released by whichever thread finishes the turn
         # One corrector per session, rebuilt when the state's entity set changes.
@@ -224,8 +240,13 @@ class Agent:
         turn: int | None = None,
         lang: str | None = None,
         prior_side_effects: Sequence[str] = (),
+        heard: Sequence[WordConfidence] = (),
     ) -> "Turn":
         """Commit the rules' update for the words and return the turn (its reply comes next).
+
+        `heard`: the final transcript's words with their confidences (a voice turn); a value
+        stored from words recognised under `confirm_below` is asked back (sotto.agent.confirm),
+        and the next turn's words answer the question first. Typed turns give none.
 
         Board actions asked for ("set the volume to 30", 开灯) are taken out of the words
         before the memory update and recorded as facts ("volume set to 30"); the turn
@@ -239,7 +260,7 @@ class Agent:
             before = self.open_session(session_id) if self.store.latest(session_id) is None else self.store.ensure_session(session_id)
             number = turn if turn is not None else self.store.last_turn(session_id) + 1
             started = time.perf_counter()
-            heard = words
+            asr_text = words
             words, corrections = self.backfill(session_id, before, words)
             if corrections:
                 self.store.append_trace(
@@ -251,6 +272,11 @@ class Agent:
                     },
                 )
             turn_lang = lang or detect_lang(words)
+            # The answer is read as recognised: the backfill would map the user's correction back
+            # onto the very value asked about (a known entity now).
+            answer, answered = self._answer_pending(session_id, before, asr_text, number, turn_lang)
+            if answered is not None:
+                return answered
             actions = extract_actions(
                 words, turn_lang, outputs=self.config.outputs, volume_now=volume_from_facts([f.value for f in before.facts])
             )
@@ -278,13 +304,85 @@ class Agent:
                 self, session_id, number, memory_words, before, rules, rules_ms, actions=actions, prior=prior, heard=words,
                 route=route, reference=reference,
             )
-            t.asr_text, t.backfill = heard, corrections
+            t.asr_text, t.backfill, t.confirm_answer = asr_text, corrections, answer
+            if route.name == CONFIRM and heard and not actions:
+                self._ask_if_unsure(t, before, heard, corrections)
             if self.config.model_update == "before_reply":
                 t._run_model_update()
             return t
         except BaseException:
             self._model_lock.release()
             raise
+
+    # -------------------------------------------------------------- confirming unsure values
+
+    def _answer_pending(self, session_id: str, before: SessionState, words: str, number: int,
+                        lang: str) -> "tuple[str, Turn | None]":
+        """The words answer the question the last turn asked: the memory keeps, replaces or
+        drops the value. Returns what they said ("" when nothing was asked) and the turn that
+        answers a "yes", a "no" or a correction; a "yes" with more words after it, and anything
+        else, are handled as any turn (the value stays; the question lapses)."""
+        stored = self.store.pending_confirmation(session_id)
+        if stored is None:
+            return "", None
+        self.store.set_pending_confirmation(session_id, None)  # one answer, whatever it says
+        pending = PendingConfirmation.from_dict(stored)
+        if pending is None:
+            return "", None
+        if not 0 <= self.now().timestamp() - pending.asked_at <= CONFIRM_WAIT_S:
+            # Asked too long ago: a "yes" now is not an answer to it.
+            self.store.append_trace(session_id, {"type": "confirm_answered", "turn": number, "value": pending.value,
+                                                 "kind": pending.kind, "answer": LAPSED, "corrected_to": ""})
+            return LAPSED, None
+        answer = read_answer(words, pending)
+        self.store.append_trace(session_id, {"type": "confirm_answered", "turn": number, "value": pending.value,
+                                             "kind": pending.kind, "answer": answer.outcome, "corrected_to": answer.value})
+        if answer.outcome == LAPSED or (answer.outcome == YES and answer.rest):
+            return answer.outcome, None
+        return answer.outcome, self._confirmation_answer_turn(session_id, before, words, number, lang, pending, answer)
+
+    def _confirmation_answer_turn(self, session_id: str, before: SessionState, words: str, number: int, lang: str,
+                                  pending: PendingConfirmation, answer: Answer) -> "Turn":
+        started = time.perf_counter()
+        if answer.outcome == CORRECTED:
+            # The memory's own replacement, as for any correction: everywhere the value was said.
+            patch = StatePatch(replace=[Replacement(old=pending.asked, new=answer.value)])
+            sentence = correction_sentence(answer.value, lang)
+            applied = apply_patch(before, patch, turn=number)
+        elif answer.outcome == YES:
+            applied = Applied(before.copy(), [], [])
+            sentence = kept_sentence(pending.value, lang)
+        else:
+            # Only the unsure value goes (not every note that mentions it, as a cancellation would).
+            dropped = without_value(before, pending.value)
+            applied = Applied(dropped, diff_states(before, dropped), [])
+            sentence = ask_again_sentence(lang)
+        result = RuleResult(patch=StatePatch(), lang=lang, state=applied.state)
+        if answer.outcome == CORRECTED:
+            result.corrections = [Replacement(old=pending.asked, new=answer.value)]
+            result.retired = [pending.asked]  # the model may not write it back
+        rules = RulesUpdate(result, applied.state, applied.changes, applied.notes)
+        if applied.changes:
+            applied.state.touch()
+            self.store.commit(applied.state, turn=number, source="rules", changes=applied.changes)
+        t = Turn(self, session_id, number, words, before, rules, (time.perf_counter() - started) * 1000,
+                 route=Route(CONFIRM, f"answers a confirmation: {answer.outcome}"), composed=[sentence])
+        t.confirm_answer = answer.outcome
+        return t
+
+    def _ask_if_unsure(self, t: "Turn", before: SessionState, heard: Sequence[WordConfidence],
+                       corrections: Sequence[Correction]) -> None:
+        """When a value just stored was recognised with low confidence, the turn asks it back."""
+        pending = unsure_value(t.rules.rules, before, heard, below=self.config.confirm_below,
+                               known=entities_from_state(before), corrections=corrections, turn=t.number,
+                               asked_at=self.now().timestamp())
+        if pending is None:
+            return
+        self.store.set_pending_confirmation(t.session_id, pending.to_dict(), turn=t.number)
+        self.store.append_trace(t.session_id, {"type": "confirm_asked", "turn": t.number, "value": pending.value,
+                                               "asked": pending.asked, "heard": pending.heard, "kind": pending.kind,
+                                               "confidence": round(pending.confidence, 4)})
+        t.ask(pending, confirm_question(pending.asked, pending.kind, pending.lang))
 
     def run_turn(
         self,
@@ -294,9 +392,10 @@ class Agent:
         turn: int | None = None,
         lang: str | None = None,
         prior_side_effects: Sequence[str] = (),
+        heard: Sequence[WordConfidence] = (),
     ) -> TurnResult:
-        """A whole turn without a voice: update, reply, finish."""
-        t = self.start_turn(session_id, words, turn=turn, lang=lang, prior_side_effects=prior_side_effects)
+        """A whole turn: update, reply, finish (`heard`: as for `start_turn`)."""
+        t = self.start_turn(session_id, words, turn=turn, lang=lang, prior_side_effects=prior_side_effects, heard=heard)
         try:
             for _ in t.sentences():
                 pass

@@ -2,7 +2,8 @@
 
 Sources: the voice harness's JSON-lines traces (`turn_completed`, `barge_in`, `degrade`
 events under `sotto.paths.traces_dir()`) and the store's trace table (`agent_turn`,
-`reply_interrupted`, `state_update_failed`, `state_update_skipped`). Unreadable lines
+`reply_interrupted`, `state_update_failed`, `state_update_skipped`, `confirm_asked`,
+`confirm_answered`). Unreadable lines
 are counted, never fatal.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from sotto.agent.capability import ModelCapabilities
+from sotto.agent.confirm import CORRECTED, LAPSED, NO, YES
 from sotto.errors import InputRefused
 from sotto.ids import SessionId
 from sotto.memory.store import Store
@@ -20,6 +22,8 @@ from sotto.metrics import percentile
 from sotto.untrusted import load_json
 
 LATENCY_METRICS = ("first_byte_ms", "first_answer_ms", "total_turn_ms", "barge_in_ms")
+CONFIRMATION_COUNTS = ("asked", "confirmed", "corrected", "denied", "lapsed")
+ANSWER_COUNTS = {YES: "confirmed", CORRECTED: "corrected", NO: "denied", LAPSED: "lapsed"}  # answer -> its count
 
 
 @dataclass
@@ -41,6 +45,8 @@ class Stats:
     routes: dict[str, int] = field(default_factory=dict)  # which route answered the agent turns
     route_reasons: dict[str, int] = field(default_factory=dict)  # "route: reason" -> turns
     model_jobs: dict[str, dict[str, str]] = field(default_factory=dict)  # model -> job -> verdict (start-up probe)
+    # Unsure values asked back (sotto.agent.confirm) and what the answers said.
+    confirmations: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CONFIRMATION_COUNTS, 0))
 
     def add_voice_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -76,6 +82,12 @@ class Stats:
                 self.route_reasons[why] = self.route_reasons.get(why, 0) + 1
         elif kind == "state_update_skipped":
             self.state_updates_skipped += 1
+        elif kind == "confirm_asked":
+            self.confirmations["asked"] += 1
+        elif kind == "confirm_answered":
+            outcome = ANSWER_COUNTS.get(str(event.get("answer", "")))
+            if outcome is not None:
+                self.confirmations[outcome] += 1
 
     def summary(self) -> dict[str, Any]:
         def rate(n: int, d: int) -> float | None:
@@ -107,6 +119,7 @@ class Stats:
                 "routes": dict(sorted(self.routes.items())),
                 "route_reasons": dict(sorted(self.route_reasons.items())),
                 "model_jobs": self.model_jobs,
+                "confirmations": dict(self.confirmations),
             }
         )
         return out

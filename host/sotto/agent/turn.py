@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
 from sotto.agent.actions import RequestedAction
+from sotto.agent.confirm import PendingConfirmation
 from sotto.agent.reference import Reference
 from sotto.agent.reply import ReplyReport, ReplySentenceOut
 from sotto.agent.router import CONFIRM, Route
@@ -41,6 +42,10 @@ class TurnResult:
     corrections: list[Correction] = field(default_factory=list)  # ASR entity backfill
     route: str = ""  # which route answered (sotto.agent.router) and why
     route_reason: str = ""
+    # sotto.agent.confirm: the value this turn asked back (PendingConfirmation.to_dict()), and
+    # what this turn's words said to the last turn's question ("yes", "no", "corrected", "lapsed").
+    confirm_asked: dict[str, Any] | None = None
+    confirm_answer: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +67,8 @@ class TurnResult:
             "corrections": [{"heard": c.heard, "entity": c.entity} for c in self.corrections],
             "route": self.route,
             "route_reason": self.route_reason,
+            "confirm_asked": self.confirm_asked,
+            "confirm_answer": self.confirm_answer,
         }
 
 
@@ -95,8 +102,12 @@ class Turn:
         heard: str | None = None,
         route: Route | None = None,
         reference: Reference | None = None,
+        composed: list[str] | None = None,
     ) -> None:
         self.route = route or Route(CONFIRM, "not routed")
+        self.composed = composed  # the reply, when the agent wrote it already (a confirmation's question or answer)
+        self.confirm_asked: PendingConfirmation | None = None
+        self.confirm_answer = ""
         self.reference = reference
         self.heard = words if heard is None else heard  # everything the user said (after backfill)
         self.asr_text = self.heard  # the transcript as recognised
@@ -116,6 +127,12 @@ class Turn:
         self._cancel = threading.Event()
         self._max_sentences = 2
         self._finished = False
+
+    def ask(self, pending: PendingConfirmation, question: str) -> None:
+        """The reply asks the unsure value back instead of confirming the turn."""
+        self.confirm_asked = pending
+        self.composed = [question]
+        self.route = Route(CONFIRM, f"asks back an unsure {pending.kind}")
 
     # -- controls, callable from any thread
 
@@ -152,6 +169,17 @@ class Turn:
             yield text
         if self.actions and not self.words:
             return  # the words only asked for the action: its confirmation is the answer
+        if self.composed is not None:
+            self.report.route, self.report.route_reason = self.route.name, self.route.reason
+            self.report.first_sentence_ms = 0.0
+            for text in self.composed:
+                if self._cancel.is_set():
+                    self.report.cancelled = True
+                    return
+                self.report.sentences.append(ReplySentenceOut(text, "composed"))
+                self.report.source = self.report.source or "composed"
+                yield text
+            return
         yield from self.agent.writer.sentences(
             self.state,
             self.words,
@@ -227,6 +255,8 @@ class Turn:
                 corrections=list(self.backfill),
                 route=self.route.name,
                 route_reason=self.route.reason,
+                confirm_asked=self.confirm_asked.to_dict() if self.confirm_asked is not None else None,
+                confirm_answer=self.confirm_answer,
             )
             self.agent.store.append_trace(self.session_id, self._trace_record(result, update, failures, overflows))
             every = self.agent.config.promote_every_turns

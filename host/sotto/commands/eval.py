@@ -14,6 +14,15 @@ normalisation) and "wer"; the summary adds "wer" (all scripts), "wer_per_script"
 "asr". WER counts the words of the normalised recognition against the script's, both
 normalised the same way (`sotto.engines.normalize.comparable_words`). `--no-backfill`
 turns the entity backfill off, to measure what it adds.
+
+When the agent asks an unsure value back ("Was that 8 8 4 2 1?", sotto.agent.confirm),
+the simulated user answers from the script: the script's words aligned (by the word
+error rate's alignment) to the recognised words asked about; "Yes." when they are the
+same, else "No, it's <the script's words>." (a number of three digits or more read
+digit by digit). The answer is synthesised and recognised like any turn, so it can be
+misheard too; it is not a script turn (not scored; the next turn sees its effect). The
+asking turn's line adds "confirm" (what was asked, said, heard and what the answer did);
+the summary adds "confirmations". `--no-confirm` turns the questions off.
 """
 
 from __future__ import annotations
@@ -57,6 +66,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="synthesise each user turn, recognise it, and give the memory the recognised words")
     parser.add_argument("--asr-model", metavar="DIR", help="with --speech: a Vosk model folder (default: resolution order)")
     parser.add_argument("--no-backfill", action="store_true", help="turn the ASR entity backfill off")
+    parser.add_argument("--no-confirm", action="store_true",
+                        help="never ask back a value recognised with low confidence (sotto.agent.confirm)")
+    parser.add_argument("--confirm-below", type=float, metavar="C",
+                        help="ask back values recognised with a word confidence under C (default: the agent's)")
     parser.add_argument("--verbose", action="store_true", help="per-turn timings and misses on stderr")
 
 
@@ -87,27 +100,36 @@ class EvalTotals:
     reference_words: int = 0
     script_words: dict[str, tuple[int, int]] = field(default_factory=dict)
     corrections: int = 0  # entity backfill corrections applied
+    confirmations: dict[str, int] = field(default_factory=dict)  # "asked" and each answer's outcome
 
 
 class SpeechInput:
-    """`--speech`: the words the memory gets are recognised from the user turn's synthesised audio."""
+    """`--speech`: the words the memory gets are recognised from the user turn's synthesised audio.
 
-    def __init__(self, voice_for: Callable[[str], SpeechSynthesizer], recognizer_for: Callable[[str], tuple[Any, str]]) -> None:
+    `answer_recognizer_for`: the recognizer for the simulated answers to confirmations (default:
+    the turns' own). `sotto eval` gives them one of their own: pocketsphinx adapts to what it
+    heard before, so on a shared one the answers would change how the script's next turns are
+    heard, and runs with and without confirmations would not compare."""
+
+    def __init__(self, voice_for: Callable[[str], SpeechSynthesizer], recognizer_for: Callable[[str], tuple[Any, str]],
+                 answer_recognizer_for: Callable[[str], tuple[Any, str]] | None = None) -> None:
         self._voice_for = voice_for
         self._recognizer_for = recognizer_for
-        self._turn_ids: dict[str, int] = {}
+        self._answer_recognizer_for = answer_recognizer_for or recognizer_for
+        self._turn_ids: dict[tuple[str, bool], int] = {}
         self.labels: list[str] = []
 
-    def hear(self, text: str, lang: str) -> Recognised:
+    def hear(self, text: str, lang: str, *, answer: bool = False) -> Recognised:
         from sotto.demo.script import synthesize_texts
         from sotto.engines.transcribe import transcribe
 
         (utterance,), _ = synthesize_texts([text], self._voice_for(lang))
-        recognizer, label = self._recognizer_for(lang)
+        recognizer, label = (self._answer_recognizer_for if answer else self._recognizer_for)(lang)
         if label not in self.labels:
             self.labels.append(label)
-        heard = transcribe(recognizer, utterance.pcm, utterance.sample_rate, turn_id=self._turn_ids.get(lang, 1))
-        self._turn_ids[lang] = heard.next_turn_id
+        channel = (lang, answer and self._answer_recognizer_for is not self._recognizer_for)
+        heard = transcribe(recognizer, utterance.pcm, utterance.sample_rate, turn_id=self._turn_ids.get(channel, 1))
+        self._turn_ids[channel] = heard.next_turn_id
         return heard
 
 
@@ -122,6 +144,7 @@ def run_scripts(
 ) -> EvalTotals:
     """Run every script through `agent` (sotto.agent.Agent); `emit` gets each turn line.
     With `speech`, the agent gets the words recognised from each turn's audio."""
+    from sotto.agent.stats import ANSWER_COUNTS
     from sotto.engines.normalize import comparable_words
     from sotto.metrics import word_errors
 
@@ -131,9 +154,11 @@ def run_scripts(
         session = f"eval-{run_id}-{index}"
         scorer = ScriptScorer(script)
         lang = script.lang or "en"
+        agent_turn = 0  # the agent's turn numbers: the script's turns and the answers to its questions
         for number, step in enumerate(script.turns):
             heard_line: dict[str, Any] = {}
             words = step.user
+            heard: Recognised | None = None
             if speech is not None:
                 heard = speech.hear(step.user, lang)
                 reference = comparable_words(step.user, lang)
@@ -153,7 +178,9 @@ def run_scripts(
                       "state": state.public_dict(), "reply": "", "first_answer_ms": None, "_detail": {"heard_nothing": True}})
                 continue
             started = time.perf_counter()
-            turn = agent.start_turn(session, words, turn=number + 1, lang=script.lang or None)
+            agent_turn += 1
+            turn = agent.start_turn(session, words, turn=agent_turn, lang=script.lang or None,
+                                    heard=heard.words if heard is not None else ())
             first_answer: float | None = None
             try:
                 for sentence in turn.sentences():
@@ -177,6 +204,22 @@ def run_scripts(
                 totals.model_update_ms.append(result.model_update_ms)
             if speech is not None:
                 heard_line["corrections"] = [{"heard": c.heard, "entity": c.entity} for c in result.corrections]
+            if result.confirm_asked is not None and speech is not None and heard is not None:
+                # The simulated user answers the question; the answer is no script turn.
+                totals.confirmations["asked"] = totals.confirmations.get("asked", 0) + 1
+                said = simulated_answer(step.user, heard.text, result.confirm_asked["heard"], lang)
+                answer_heard = speech.hear(said, lang, answer=True)
+                outcome, reply = "unheard", ""  # recognition heard nothing: the next turn lapses the question
+                if answer_heard.text.strip():
+                    agent_turn += 1
+                    answered = agent.run_turn(session, answer_heard.text, turn=agent_turn, lang=script.lang or None,
+                                              heard=answer_heard.words)
+                    outcome, reply = answered.confirm_answer, answered.reply
+                counted = ANSWER_COUNTS.get(outcome, outcome)  # named as `sotto stats` names them
+                totals.confirmations[counted] = totals.confirmations.get(counted, 0) + 1
+                heard_line["confirm"] = {"asked": result.reply, "confidence": result.confirm_asked["confidence"],
+                                         "said": said, "heard": answer_heard.text,
+                                         "answer": outcome, "reply": reply}
             emit(
                 {
                     "script": script.name,
@@ -214,6 +257,30 @@ def run_scripts(
     return totals
 
 
+def simulated_answer(reference: str, recognised: str, asked: str, lang: str) -> str:
+    """What the script's user answers to "Was that <asked>?": the script's words aligned to the
+    recognised words asked about; "Yes." when they are the same, else "No, it's <them>." (a
+    bare "No." when the asked words stand for nothing the user said)."""
+    from sotto.engines.normalize import comparable_words
+    from sotto.metrics import word_alignment
+
+    ref, hyp, wanted = comparable_words(reference, lang), comparable_words(recognised, lang), comparable_words(asked, lang)
+    start = next((j for j in range(len(hyp) - len(wanted), -1, -1) if hyp[j:j + len(wanted)] == wanted), None)
+    if not wanted or start is None:
+        return "对。" if lang == "zh" else "Yes."  # nothing of it was recognised: nothing to put right
+    end = start + len(wanted)
+    pairs = word_alignment(ref, hyp)
+    inside = [k for k, (_, h) in enumerate(pairs) if h is not None and start <= h < end]
+    said = [ref[r] for r, _ in pairs[inside[0]:inside[-1] + 1] if r is not None]
+    zh = lang == "zh"
+    if [w.removesuffix("s") for w in said] == [w.removesuffix("s") for w in wanted]:  # "saturdays" for "saturday" is right
+        return "对。" if zh else "Yes."
+    if not said:
+        return "不是。" if zh else "No."
+    spoken = [" ".join(w) if w.isdigit() and len(w) >= 3 else w for w in said]  # a number read digit by digit
+    return f"不是，是{''.join(spoken)}。" if zh else f"No, it's {' '.join(spoken)}."
+
+
 def _synthesize_first(synthesizer: SpeechSynthesizer, sentence: str, synth_sentence: Callable[[str], Any] | None) -> None:
     if synth_sentence is not None:
         synth_sentence(sentence)
@@ -246,6 +313,7 @@ def summary(totals: EvalTotals, scripts: int, llm: str, *, asr: str | None = Non
         result["wer"] = ratio(totals.word_errors, totals.reference_words)
         result["wer_per_script"] = {name: ratio(errors, words) for name, (errors, words) in totals.script_words.items()}
         result["asr"] = asr
+        result["confirmations"] = dict(totals.confirmations)
     return result
 
 
@@ -264,7 +332,8 @@ def run(args: argparse.Namespace) -> int:
     tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="sotto-eval-")
     store = Store(Path(tmp.name) / "eval.db") if tmp else Store()
     config = AgentConfig(model_update=args.update, reply_mode=args.reply,
-                         open_answer_deadline_ms=args.deadline_ms or None, entity_backfill=not args.no_backfill)
+                         open_answer_deadline_ms=args.deadline_ms or None, entity_backfill=not args.no_backfill,
+                         confirm_below=_confirm_below(args))
     agent = Runtime(engines, store, RuntimeOptions(knowledge=knowledge, agent=config)).agent
     speech = _speech_input(args, synthesizer, scripts) if args.speech else None
     out: TextIO = sys.stdout
@@ -302,6 +371,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _confirm_below(args: argparse.Namespace) -> float:
+    from sotto.agent.core import CONFIRM_BELOW
+
+    if args.no_confirm:
+        return 0.0
+    return float(args.confirm_below) if args.confirm_below is not None else CONFIRM_BELOW
+
+
 def _speech_input(args: argparse.Namespace, reply_voice: SpeechSynthesizer | None, scripts: list[Script]) -> SpeechInput:
     """Piper voices and recognizers per language, loaded when a script of that language first needs them;
     a language nothing recognises fails here, with the fetch hint, before any turn runs."""
@@ -323,9 +400,10 @@ def _speech_input(args: argparse.Namespace, reply_voice: SpeechSynthesizer | Non
                 voices[lang] = tts.load(resolved.path)
         return voices[lang]
 
-    def recognizer_for(lang: str) -> tuple[Any, str]:
-        if lang not in recognizers:
-            recognizers[lang] = make_recognizer(lang, asr_model=args.asr_model)
-        return recognizers[lang]
+    def recognizer_for(lang: str, *, answers: bool = False) -> tuple[Any, str]:
+        key = f"{lang}:answers" if answers else lang
+        if key not in recognizers:
+            recognizers[key] = make_recognizer(lang, asr_model=args.asr_model)
+        return recognizers[key]
 
-    return SpeechInput(voice_for, recognizer_for)
+    return SpeechInput(voice_for, recognizer_for, lambda lang: recognizer_for(lang, answers=True))

@@ -42,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
           f"skipped {summary['state_updates_skipped']}")
     print(f"  tokens: update prompt {summary['update_prompt_tokens']}, update completion "
           f"{summary['update_completion_tokens']}, reply {summary['reply_tokens']}")
+    c = summary["confirmations"]
+    print(f"  confirmations: asked {c['asked']}, confirmed {c['confirmed']}, corrected {c['corrected']}, "
+          f"denied {c['denied']}, lapsed {c['lapsed']}")
     if summary["routes"]:
         print("  routes: " + ", ".join(f"{name} {count}" for name, count in summary["routes"].items()))
         for why, count in summary["route_reasons"].items():

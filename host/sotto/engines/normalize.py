@@ -116,12 +116,74 @@ def _en_digit_strings(tokens: list[str]) -> list[str]:
     return out
 
 
+_SPOKEN_DIGIT = {"zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+                 "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+_SPOKEN_DIGITS = re.compile(
+    r"\b(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|double (?:zero|oh|one|two|three|four|five|six|seven|eight|nine))"
+    r"(?:,?\s+|-)){2,}(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b",
+    re.I,
+)
+
+
+def spoken_digit_groups(text: str) -> str:
+    """Digits read one by one, in groups ("six three three oh, one nine four eight") -> "6330 1948":
+    a pause (a comma) between groups stays a space."""
+
+    def digits(m: "re.Match[str]") -> str:
+        groups = []
+        for group in re.split(r",\s*", m.group(0)):
+            words = re.findall(r"[a-z]+", group.lower())
+            out, i = "", 0
+            while i < len(words):
+                if words[i] == "double" and i + 1 < len(words):
+                    out += _SPOKEN_DIGIT[words[i + 1]] * 2
+                    i += 2
+                    continue
+                out += _SPOKEN_DIGIT[words[i]]
+                i += 1
+            groups.append(out)
+        return " ".join(groups)
+
+    def spoken(m: "re.Match[str]") -> str:
+        count = len(re.findall(r"[a-z]+", m.group(0), re.I))
+        tail = re.search(r"\b(?:ends?(?: in| with)?|ending(?: in| with)?|digits(?: are| is)?|not)\s*$", text[: m.start()], re.I)
+        return digits(m) if count >= 4 or "oh" in m.group(0).lower().split() or (count == 3 and tail) else m.group(0)
+
+    return _SPOKEN_DIGITS.sub(spoken, text)  # "ends four one eight, not four eight one": the last digits
+
+
+_SPOKEN_CODE = re.compile(r"\b(?:[A-Z]|\d+)(?:(?:\s+|\s*,\s*then\s+)(?:[A-Z]\b|\d+\b|dash\b|hyphen\b))+(?:\s+[A-Z]\b)?")
+
+
+_SPELLED = re.compile(r"\b[A-Z](?:(?:-|, ?| )[A-Z]\b){2,}")
+
+
+def spelled_words(text: str) -> str:
+    """A name spelled letter by letter ("D-O-U-G-H-E-R-T-Y", "P, R, Y, C, E") as the word."""
+    return _SPELLED.sub(lambda m: "".join(re.findall(r"[A-Z]", m.group(0))).capitalize() if "I" not in m.group(0).split() else m.group(0), text)
+
+
+def spoken_codes(text: str) -> str:
+    """A code spelled out ("B X dash 4471 dash T") written as one ("BX-4471-T"); run after
+    `spoken_digit_groups`, so its digits are already digits."""
+
+    def join(m: "re.Match[str]") -> str:
+        tokens = re.split(r"\s+", m.group(0))
+        letters = sum(1 for t in tokens if re.fullmatch(r"[A-Z]", t))
+        dashes = sum(1 for t in tokens if t.lower() in ("dash", "hyphen"))
+        if letters < 2 and not (letters and dashes) or "I" in tokens:
+            return m.group(0)  # "Flat 41", "I 2": not a spelled code
+        return "".join("-" if t.lower() in ("dash", "hyphen") else t for t in tokens if t.lower() not in (",", "then"))
+
+    return _SPOKEN_CODE.sub(join, text)
+
+
 def normalize_en(text: str) -> str:
     from text_to_num import alpha2digit
 
     if not text.strip():
         return ""
-    converted = alpha2digit(text, "en", _EN_THRESHOLD)
+    converted = alpha2digit(spoken_codes(spoken_digit_groups(text)), "en", _EN_THRESHOLD)
     return " ".join(_en_digit_strings(_en_times(converted.split())))
 
 

@@ -17,10 +17,10 @@ KIND_QUANTITY = "quantity"  # a number with its unit: "eight people", "250 milli
 KIND_NUMBER = "number"  # a number or an ID: "88421", "0412 556 781"
 KIND_NAME = "name"
 KIND_PLACE = "place"
-KIND_ITEM = "item"  # a thing asked for: "a flat white", "a bunch of flowers"
+KIND_ITEM = "item"  # a choice from a closed set: a colour ("navy", 米色), a size ("medium", 大号)
 KIND_NOTE = "note"  # anything else the user said, without its discourse words
 KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM, KIND_NOTE)
-VALUE_KINDS = frozenset((KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE))
+VALUE_KINDS = frozenset((KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM))
 
 KEY_LEN = 60
 VALUE_LEN = 200

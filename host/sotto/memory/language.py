@@ -20,7 +20,8 @@ EN_ADMISSIONS = re.compile(
     r"|i got (?:it|that|them) (?:mixed up|backwards|wrong)|(?:that was|that's|it was|my) (?:a )?(?:mistake|typo|bad|error|slip)"
     r"|(?:silly|stupid) me|my (?:mistake|bad|error)|scratch that|strike that|let me (?:correct|fix|rephrase) (?:that|it|myself)"
     r"|correction|i was wrong|i meant to say|i meant|what i meant was|i mean|i made a mistake|i take (?:it|that) back"
-    r"|i was thinking of (?:the )?(?:wrong|other) \w+|wrong (?:one|number|day|time|date|name))\b",
+    r"|i was thinking of (?:the )?(?:wrong|other) \w+|wrong (?:one|number|day|time|date|name))\b"
+    r"|^[\w'-]+(?: [\w'-]+)?, sorry\b",
     re.I,
 )
 ZH_ADMISSIONS = re.compile(
@@ -48,15 +49,15 @@ ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起")
 # even when the sentence names no key ("make it 7", "Friday works better").
 EN_CHANGE_CUES = re.compile(
     r"\b(?:not|n't|instead|rather|than|better|prefer|preferably|change|changed|changing|switch|switched|move|moved|"
-    r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|make (?:it|that|this|them|those)|"
+    r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|(?:make|call) (?:it|that|this|them|those|the \w+)|"
     r"turn (?:it|that) into|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
-    r"go with|goes? better|works? better|suits? (?:\w+ )?better|earlier|later|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
+    r"go with|goes? better|works? better|suits? (?:\w+ )?better|(?:up|down) to|so (?=(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen)\b)|earlier|later|earliest|latest|soonest|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
     re.I,
 )
-ZH_CHANGE_CUES = re.compile(r"吧[。！!]?$|吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
+ZH_CHANGE_CUES = re.compile(r"一共|总共|加起来|就行|就好|就可以|吧[。！!]?$|吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
 # A value said with one of these adds to what is stored ("another", "also a 3 pm call").
-EN_ADDITIVE = re.compile(r"\b(?:also|another|too|as well|plus|second|extra|additional|besides|each)\b", re.I)
-ZH_ADDITIVE = re.compile(r"也|还要|另外|再加|再来|多加|又|第二|另一")
+EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too|as well|plus|second|extra|additional|besides|each)\b", re.I)  # "no second e" adds nothing
+ZH_ADDITIVE = re.compile(r"也|还要|还有|另外|再加|再来|多加|又|第二|另一")
 # A relative change of a quantity: "two more", 多两个.
 EN_DELTA = re.compile(r"\b(?:more|extra|additional|fewer|less|minus|plus)\b", re.I)
 ZH_DELTA = re.compile(r"多|少|加|减")
@@ -71,7 +72,7 @@ EN_EMPTY_WORDS = frozenset(
     have has had get got let lets say said says tell told think thought want wanted need needed like liked take took put set
     work works worked working suit suits suited fine good great better best okay ok perfect nice instead rather than
     now then there here it that this these those thing things one ones just really actually only also still maybe probably
-    sure right wrong mistake correct change changed switch move moved push update new different same again back time day
+    sure right wrong mistake correct change changed switch move moved push update new different same again time day
     what which who where when how there's it's that's let's we'll i'll you'll they'll we're they're i'm you're don't doesn't
     won't can't isn't aren't wasn't weren't didn't shouldn't couldn't wouldn't lot bit kind sort way mean meant sorry wait
     hmm um uh oh well please thanks thank yes no yeah okay alright after all before earlier later soon today""".split()
@@ -87,6 +88,13 @@ EN_PRONOUN_RE = re.compile(r"\b(?:i|me|my|mine|we|us|our|ours)\b", re.I)
 _EN_ONLY_BEFORE_A_PAUSE = frozenset("right alright all right well okay ok yes yeah no nope now wait hold on hang on hi hello hey".split())
 
 
+# Recognised words have no commas: "wait change the latte ..." - a marker followed by the start
+# of a clause is still a marker.
+_CLAUSE_START = re.compile(
+    r"\s+(?:change|make|move|swap|switch|cancel|actually|sorry|it's|its|it is|that's|the|i|i'm|we|we're|let's|can|could|no|not|scratch|sorry)\b", re.I
+)
+
+
 def strip_en_discourse(text: str) -> str:
     """The clause without discourse markers, admissions and leading conjunctions."""
     out = EN_ADMISSIONS.sub(" ", text)
@@ -95,7 +103,7 @@ def strip_en_discourse(text: str) -> str:
     for _ in range(6):
         before = out
         m = EN_DISCOURSE.match(out)
-        if m and m.end() > 0 and m.group(0).lower() in _EN_ONLY_BEFORE_A_PAUSE and not re.match(r"\s*[,.!?;:-]", out[m.end():]):
+        if m and m.end() > 0 and m.group(0).lower() in _EN_ONLY_BEFORE_A_PAUSE and not re.match(r"\s*[,.!?;:-]", out[m.end():]) and not _CLAUSE_START.match(out[m.end():]):
             m = None  # "right shoulder", "well done", "no sugar": a word of the sentence, not a filler
         if m and m.end() > 0:
             rest = out[m.end():]
@@ -129,8 +137,12 @@ def has_change_cue(text: str, lang: str) -> bool:
 
 
 # Cues that decide for the whole sentence, wherever they stand: a preference between values.
-EN_STRONG_CUES = re.compile(r"\b(?:instead|rather|better|prefer|preferably|would suit|suits? \w+ better|works? better)\b", re.I)
-ZH_STRONG_CUES = re.compile(r"还是|改成|改到|换成|更好|比较好|而是|不是")
+EN_STRONG_CUES = re.compile(
+    r"\b(?:instead|rather|better|prefer|preferably|would suit|suits? \w+ better|works? better"
+    r"|easier|handier|simpler|quicker|cheaper|closer|nearer|safer|nicer|sooner|more convenient)\b",  # comparatives choose between values
+    re.I,
+)
+ZH_STRONG_CUES = re.compile(r"还是|改成|改到|换成|更好|比较好|而是|不是|更[\u4e00-\u9fff]")  # 更方便: a preference between values
 
 
 def has_strong_cue(text: str, lang: str) -> bool:

@@ -116,7 +116,7 @@ def replace_everywhere(text: str, old: str, new: str) -> str:
     ascii_word = re.fullmatch(r"[\w' .:-]+", old, flags=re.ASCII) is not None
     pattern = re.escape(old)
     if ascii_word:
-        pattern = rf"(?<![\w]){pattern}(?![\w])"
+        pattern = rf"(?<![A-Za-z0-9_]){pattern}(?![A-Za-z0-9_])"  # "找Tony老师": Chinese is no part of a Latin word"
     old_re = re.compile(pattern, re.IGNORECASE)
     protect = re.compile(re.escape(new), re.IGNORECASE) if new and contains_ci(new, old) else None
     pieces: list[str] = []

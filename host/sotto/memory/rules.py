@@ -15,13 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sotto.engines.normalize import spelled_words, spoken_codes, spoken_digit_groups
 from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
-from sotto.memory.statements import Statement, asked_kinds, content_stems, read_sentence
+from sotto.memory.statements import Statement, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, UPDATE, Decision, decide_values, replace_in_items
+from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -51,6 +52,8 @@ _EN_CORRECTIONS = [
     re.compile(rf"\binstead of\s+(?P<old>{_NO_PUNCT}+?)\s*,\s*(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s+instead of\s+(?P<old>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>\b\w[\w-]*(?: \w[\w-]*)?)\s+(?:would|will|might|is|looks?|sounds?|seems?|works?)?\s*(?:be |look |sound |work )?(?:better|nicer|preferable) than\s+(?P<old>{_NO_PUNCT}+?)(?:\s+for\b{_NO_PUNCT}*)?$", re.I),
+    re.compile(r"\bmore\s+(?P<new>[a-z][\w-]*)\s+than\s+(?P<old>[a-z][\w-]*)\b", re.I),  # "it's more navy than black"
+    re.compile(r"\b(?P<new>[a-z][\w-]*)\s+over\s+(?P<old>[a-z][\w-]*)\b(?!\s+(?:the|a|an|to|there|here)\b)", re.I),  # "I'd go dove over charcoal"
     re.compile(rf"(?:^|,\s*)not\s+(?P<old>[^,.;!?—–]+?)\s*(?:[,—–]\s*(?:but\s+)?|\s+-\s+|\s+but\s+)(?:it'?s\s+)?(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>[^,.;!?—–]+?)\s*(?:[,—–]|\s-)\s*(?:and\s+)?not\s+(?P<old>{_NO_PUNCT}+?)\s*[.!]?$", re.I),
 ]
@@ -76,9 +79,16 @@ _NEUTRAL = re.compile(r"^(?:ok(?:ay)?|alright|all right|great|perfect|good|got i
 _ZH_CLOSING = re.compile(r"^(?:就这样|就这些|没(?:事|别的)了?|没有了|谢谢(?:你|您)?|多谢|再见|拜拜|好的?|晚安)(?:了|吧|啦)?$")
 
 _EN_CANCEL = re.compile(
-    r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all))?$",
+    r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all|for now|for today|this time))?(?=[,.;!?]|$)",
     re.I,
 )
+# A retraction said inside a sentence: "Leave the mattress off", 滑板车就不拿了, 不用软饭了.
+_EN_RETRACT = re.compile(
+    r"\bleave (?:the |my |our )?(?P<what>[a-z][\w -]{1,30}?) (?:off|out)\b"
+    r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)",
+    re.I,
+)
+_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:拿|要|带|买|订|做|用|去|卖|办)了|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了")
 _ZH_CANCEL = re.compile(rf"^(?:算了[，,]?\s*)?(?:取消|不要|算了|别)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
 _EN_PREFERENCE = re.compile(r"\bI (?:really )?(?:like|love|prefer|enjoy|hate|dislike)\b", re.I)
 _ZH_PREFERENCE = re.compile(r"我(?:很|最|比较)?(?:喜欢|爱|偏好|讨厌|不喜欢)")
@@ -156,6 +166,8 @@ def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tup
     out: list[tuple[str, str, bool]] = []
     patterns = _ZH_CORRECTIONS if lang == "zh" else _EN_CORRECTIONS
     body = strip_fillers(sentence)
+    body = L.strip_zh_discourse(body) if lang == "zh" else L.strip_en_discourse(body)  # "Hmm, matte would ..."
+    body = body.rstrip(" .!。！")
     for pat in patterns:
         m = pat.search(body)
         if not m:
@@ -260,6 +272,13 @@ class _Working:
         """Apply value decisions; True when one of them replaced a stored value."""
         replaced = False
         for d in decisions:
+            if d.op in (ADD, UPDATE) and d.item is not None and d.item.kind in VALUE_KINDS and any(
+                norm_key(d.item.value) and norm_key(d.item.value) in norm_key(old) for old in self.result.retired
+            ):
+                # "Could I do Saturday morning instead? Sunday's my mum's birthday lunch.": the old
+                # value given as the reason is not said again as a new one.
+                self.result.decisions.append(Decision(NOOP, None, d.item, "the value just replaced, given as the reason"))
+                continue
             self.result.decisions.append(d)
             if d.op == ADD and d.item is not None:
                 self.state.facts.append(d.item)
@@ -298,18 +317,213 @@ class _Working:
         self.result.added.append(item)
 
 
-def _modifier_swap(text: str, state: SessionState) -> tuple[str, str] | None:
-    """"right shoulder" after "my left shoulder", "lemon sponge instead" after "chocolate
-    sponge": a noun said again with another word before it replaces that word."""
-    notes = [state.current_task] + [i.value for i in state.all_items() if i.kind == KIND_NOTE]
-    words = re.findall(r"[A-Za-z][\w'-]*", text)
-    for modifier, noun in zip(words, words[1:]):
+_ZH_GRADED = re.compile(r"[近远早晚快慢大小多少高低长短轻重便贵宜松紧宽窄亮暗厚薄]一?(?:点|些)(?![半钟])|更")
+_EN_HEAD_FOR = re.compile(r"\b(?P<mod>[A-Za-z][\w-]*) for the (?P<noun>[A-Za-z][\w-]*)\b", re.I)
+
+
+def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str] | None:
+    """The same noun said again with another word before it replaces that word: "right
+    shoulder" after "left shoulder", "the eight-seater" after "a six-seater", "semi-skimmed
+    for the milk" after "whole milk", 城西分馆 after 城东分馆, 草莓慕斯 after 芒果慕斯."""
+    stored = [state.current_task] + [i.value for i in state.all_items()]
+    if lang == "zh":
+        words = zh_words(st.text)
+        for (mod, mflag), (head, hflag) in zip(words, words[1:]):
+            if not hflag.startswith("n") or len(head) < 1 or mflag[:1] not in ("n", "m", "a", "b", "f") or mflag == "nr":
+                continue
+            if any(c in ZH_FUNCTION_CHARS for c in mod) and mflag[:1] != "m":
+                continue
+            for text in stored:
+                for m in re.finditer(rf"(?P<x>[\u4e00-\u9fff]{{{len(mod)}}}){re.escape(head)}", text):
+                    x = m.group("x")
+                    if x != mod and any(w == x and f[:1] == mflag[:1] for w, f in zh_words(text)):
+                        return (x, mod) if len(x) >= 2 else (x + head, mod + head)  # 东区 -> 西区, also where said alone
+        return None
+    said = re.findall(r"[A-Za-z][\w'-]*", st.text)
+    pairs: list[tuple[str, str]] = list(zip(said, said[1:]))
+    pairs += [(m.group("mod"), m.group("noun")) for m in _EN_HEAD_FOR.finditer(st.text)]
+    pairs += [(w.split("-", 1)[0], w.split("-", 1)[1]) for w in re.findall(r"\b[A-Za-z]+-[A-Za-z]+\b", st.text)]
+    for modifier, noun in pairs:
         if modifier.lower() in EN_STOPWORDS or noun.lower() in EN_STOPWORDS or not content_stems(noun):
             continue
+        for text in stored:
+            found = re.search(rf"\b([A-Za-z][\w]*)([- ]){re.escape(noun)}\b", text, re.I)
+            if found and found.group(1).lower() != modifier.lower() and found.group(1).lower() not in EN_STOPWORDS:
+                new_mod = modifier.lower() if not modifier[0].isupper() or found.group(1)[0].islower() else modifier
+                return found.group(0), f"{new_mod}{found.group(2)}{found.group(0)[len(found.group(1)) + 1:]}"
+    return None
+
+
+_EN_OBJECT = re.compile(r"\b(?:the|a|an|some)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", re.I)
+_EN_NO_OBJECT = re.compile(r"\b(?:no|not the|not a|not an|gone off the|gone off|went off the|off the)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b", re.I)
+
+
+def _np(text: str) -> str:
+    """A noun phrase without the words that follow its noun ("sea bass for dinner" -> "sea bass")."""
+    words = []
+    for word in text.split():
+        if word.lower() in EN_STOPWORDS or word.lower() in L.EN_EMPTY_WORDS:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
+def _object_swap(text: str, anchors: list[str], state: SessionState) -> tuple[str, str] | None:
+    """"Carlos changed his mind, he's going for the lamb" after "Carlos wants the sea bass":
+    the thing said with a person in a sentence of change replaces the thing stored with them."""
+    new_np = ""
+    old_np = ""
+    no = _EN_NO_OBJECT.search(text)
+    if no:
+        old_np = _np(no.group("np"))
+    for m in _EN_OBJECT.finditer(text):
+        if no is None or m.start() < no.start() or m.start() > no.end():
+            candidate = _np(m.group("np"))
+            if candidate and content_stems(candidate):
+                new_np = candidate
+                if no is not None:
+                    break  # "A fringe, she says, and no bob": the first thing said is the new one
+    if not new_np:
+        return None
+    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE] + [state.current_task]
+    for note in notes:
+        for clause in re.split(r"[,;:]|\band\b|\bbut\b", note):
+            if not any(re.search(rf"(?<![A-Za-z]){re.escape(a)}(?![A-Za-z])", clause) for a in anchors):
+                continue
+            if old_np:
+                if re.search(rf"\b{re.escape(old_np)}\b", clause, re.I):
+                    return old_np, new_np
+                continue
+            found = list(_EN_OBJECT.finditer(clause))
+            if found:
+                old = _np(found[-1].group("np"))
+                if old and old.lower() != new_np.lower() and content_stems(old):
+                    return old, new_np
+    return None
+
+
+_ZH_CHOOSE = re.compile(r"要|用|选|换|改|定|买|订|拿|做|吃|喝|打|带|穿")
+
+
+def _zh_topic_swap(text: str, state: SessionState) -> tuple[str, str] | None:
+    """"三等奖那个，大家投票要电动牙刷" after "三等奖保温杯": a stored topic said first, then a new
+    thing chosen for it, replaces the thing stored with that topic."""
+    words = zh_words(text)
+    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE] + [state.current_task]
+    nouns = [(i, w) for i, (w, f) in enumerate(words) if (f.startswith("n") and f != "nr" or f in ("l", "vn", "eng")) and len(w) >= 2]
+    if not nouns:
+        return None
+    first_i, anchor = nouns[0]
+    if sum(len(w) for w, _ in words[:first_i]) > 3 or not any(anchor in n for n in notes):
+        return None  # the topic comes first: "三等奖那个，…"
+    chosen = [i for i, w in nouns[1:] if i > first_i and any(_ZH_CHOOSE.search(v) for v, f in words[first_i:i] if f.startswith("v"))]
+    if not chosen:
+        return None
+    start = chosen[-1]
+    noun_at = {i for i, _ in nouns}
+    while start - 1 in noun_at and start - 1 > first_i:
+        start -= 1  # "蓝牙音箱": the whole run of nouns is the thing chosen
+    new = "".join(w for w, _ in words[start: chosen[-1] + 1])
+    if any(new in n for n in notes):
+        return None
+    for note in notes:
+        for clause in re.split(r"[，。；,;！!]", note):
+            if anchor not in clause:
+                continue
+            after = zh_words(clause[clause.index(anchor) + len(anchor):])
+            run: list[str] = []
+            for w, f in after:
+                if (f.startswith("n") or f in ("l", "vn", "eng")) and w != anchor:
+                    run.append(w)
+                elif run:
+                    break
+            if run and len("".join(run)) >= 2:
+                return "".join(run), new  # "扫地机器人" as a whole
+    return None
+
+
+def _without(key: str, what: str, lang: str) -> str:
+    """The key without the words of a retracted thing."""
+    if lang == "zh":
+        return key.replace(what, "").strip(" ，,")
+    drop = content_stems(what)
+    return " ".join(w for w in key.split() if not (content_stems(w) & drop))
+
+
+def _one_sentence_names_the_old(w: _Working, added: list[tuple[int, Item]], repeated: list[tuple[int, Item]]) -> None:
+    """"Half past two then? Two's when they're clearing lunch.", "Ivory for the mount. White makes the
+    paper look yellow.": a turn that gives one new value of a kind in one sentence and names a
+    stored value of that kind in another sentence, with no word of adding, replaces the stored one."""
+    stored = w.stored()
+    fresh = {id(item) for _, item in added}
+    for index, old in repeated:
+        if old.kind not in VALUE_KINDS or id(old) in fresh or not any(i is old for i in stored):
+            continue  # only a value stored before this turn can be the old one
+        news = [item for at, item in added if at != index and item.kind == old.kind and any(i is item for i in stored) and not is_role_word(item.value)]
+        if old.kind == "item":
+            news = [n for n in news if choice_class(n.value) == choice_class(old.value)]
+        if len(news) != 1:
+            continue
+        new = news[0]
+        w.remove([old])
+        w.propagate(old.value, new.value, new)
+        w.result.decisions.append(Decision(UPDATE, new, old, "a new value in one sentence, the stored one named in another"))
+        w.result.corrections.append(Replacement(old=old.value, new=new.value))
+        w.result.retired.append(old.value)
+
+
+_EN_LINK = {"the", "a", "an", "on", "for", "with", "as", "in", "of", "to", "my", "her", "his", "their", "our", "some"}
+
+
+def _anchored_swap(text: str, state: SessionState, lang: str) -> tuple[str, str] | None:
+    """A word said again with another thing beside it replaces that thing: "Rubber on the heels."
+    after "Leather heels", 鲜奶换低脂的 after 鲜奶要全脂的, 让他报跳远 after 报八百米."""
+    notes = [i.value for i in state.all_items() if i.kind == KIND_NOTE] + [state.current_task]
+    if lang == "zh":
+        said = [(w, f) for w, f in zh_words(text) if f != "x"]
+        for i, (anchor, af) in enumerate(said):
+            if len(anchor) < 2 or not (af.startswith("n") or af.startswith("v")) or anchor in L.ZH_EMPTY_WORDS:
+                continue
+            j = i + 1
+            while j < len(said) and (said[j][1].startswith(("v", "u", "d", "p")) and len(said[j][0]) == 1 or said[j][0] in ("换成", "改成", "换", "要", "用")):
+                j += 1  # 鲜奶换低脂的: the thing comes after the verb of choice
+            chose = any(_ZH_CHOOSE.fullmatch(w) or w in ("换成", "改成", "改为") for w, _ in said[i + 1: j])
+            new = said[j][0] if chose and j < len(said) and (said[j][1].startswith(("n", "a", "b", "l")) or said[j][1] == "vn") and len(said[j][0]) >= 2 else ""
+            if not new or any(new in n for n in notes) or af in ("nr", "nrfg"):
+                continue
+            for note in notes:
+                k = note.find(anchor)
+                if k < 0:
+                    continue
+                after = [(w, f) for w, f in zh_words(note[k + len(anchor):]) if f != "x"]
+                m = 0
+                while m < len(after) and (after[m][1].startswith(("v", "u", "d", "p")) and len(after[m][0]) == 1 or after[m][0] in ("换成", "改成", "要", "用")):
+                    m += 1
+                chose_before = any(_ZH_CHOOSE.fullmatch(w) or w in ("换成", "改成", "改为") for w, _ in after[:m])
+                if chose_before and m < len(after) and len(after[m][0]) >= 2 and after[m][0] != new and after[m][0] not in text and (after[m][1].startswith(("n", "a", "b", "l")) or after[m][1] == "vn"):
+                    return after[m][0], new
+        return None
+    words = re.findall(r"[A-Za-z][\w'-]*", text)
+    low = [w.lower() for w in words]
+    for i, word in enumerate(low):
+        if word in EN_STOPWORDS or word in L.EN_EMPTY_WORDS or word in _EN_LINK or not content_stems(word):
+            continue
+        j = i - 1
+        while j >= 0 and low[j] in _EN_LINK:
+            j -= 1  # "Rubber on the heels": the thing before the word, past the little words
+        if j != 0 or low[j] in EN_STOPWORDS or low[j] in L.EN_EMPTY_WORDS or not content_stems(low[j]):
+            continue  # only a thing said first ("Rubber on the heels."), never a verb ("ask for a table")
+        new = words[j]
         for note in notes:
-            m = re.search(rf"\b([A-Za-z][\w-]*) {re.escape(noun)}\b", note, re.I)
-            if m and m.group(1).lower() != modifier.lower() and m.group(1).lower() not in EN_STOPWORDS:
-                return m.group(0), f"{modifier.lower() if not modifier[0].isupper() or m.group(1)[0].islower() else modifier} {m.group(0).split(' ', 1)[1]}"
+            found = re.search(rf"\b([A-Za-z][\w-]*) {re.escape(word)}\b", note, re.I)  # "Leather heels": the thing stored right before the word
+            if not found:
+                continue
+            old = found.group(1)
+            if old.lower() in (new.lower(), word) or old.lower() in EN_STOPWORDS or old.lower() in L.EN_EMPTY_WORDS or re.search(rf"\b{re.escape(old)}\b", text, re.I):
+                continue
+            if re.search(rf"\b{re.escape(new)}\b", note, re.I):
+                continue
+            return old, new.lower() if old[:1].islower() else new
     return None
 
 
@@ -324,16 +538,37 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     """Read one final transcript and update the state by code; `result.state` is the new state."""
     words = " ".join(words.split())[:MAX_WORDS_CHARS]
     lang = lang or detect_lang(words)
+    # A code or phone number read digit by digit is written as digits ("six three three oh,
+    # one nine four eight" -> "6330 1948"); other number words stay as said.
+    words = spelled_words(spoken_codes(spoken_digit_groups(words))) if lang != "zh" else words
     patch = StatePatch()
     result = RuleResult(patch=patch, lang=lang)
     w = _Working(state.copy(), result, turn)
     sentences = split_sentences(words) or ([words] if words else [])
     rejected: list = []  # values a sentence rejected without giving the new one
-    for sentence in sentences:
+    carried: Statement | None = None  # a sentence of change with no value: "Lily changed her mind again."
+    mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
+    previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
+    named_people: list[Item] = []  # stored people named again in this turn ("Hannah's got builders in.")
+    # For the turn-level pass: values this turn added and stored values it named again, by sentence.
+    added_at: list[tuple[int, Item]] = []
+    repeated_at: list[tuple[int, Item]] = []
+    additive_turn = False
+    for index, sentence in enumerate(sentences):
         if _is_closing(sentence, lang):
             result.closing = True
             continue
-        st = read_sentence(sentence, lang)
+        known = frozenset(part for i in w.stored() if i.kind == "name" for part in i.value.split())
+        st = read_sentence(sentence, lang, known)
+        before = previous if carried is not None else ""
+        if carried is not None and not st.question:
+            # "Oh, I got the day wrong. The 13th ...": the cue and what it was about carry
+            # over to the sentence that gives the value.
+            st.admission = st.admission or carried.admission
+            st.change_cue = st.change_cue or carried.change_cue
+            st.strong_cue = st.strong_cue or carried.strong_cue
+            st.frame_keys = st.frame_keys | carried.frame_keys
+        carried = None
         if st.question:
             result.question = True
             result.questions.append(st)
@@ -341,6 +576,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             if kinds:
                 # "And on the other days?" asks again for what the last question asked.
                 w.state.last_topic = kinds[0]
+            # "Oh, Marco's off that week? Fine, Kezia then.": the value the question rules out is the old one.
+            rejected = [v for v in st.values if v.negated]
             continue
         body = st.text.strip(" ,，.。!！?？")
         body = re.sub(r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?(?:also\s+)?|please\s+)", "", body, flags=re.I)
@@ -361,6 +598,41 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 result.decisions += [Decision(DELETE, None, d, "cancelled") for d in doomed]
                 patch.drop_items.append(_core(cancel.group("what")))
                 continue
+        retract = (_ZH_RETRACT if lang == "zh" else _EN_RETRACT).search(body)
+        retracted_part = False
+        if retract and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
+            what = retract.group("what") or retract.group("what2") or ""
+            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)]
+            for item in [i for i in doomed if i.kind == KIND_NOTE]:
+                # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
+                clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", item.value) if c.strip(" ，,;；")]
+                kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
+                if kept and len(kept) < len(clauses):
+                    rest = "".join(kept).strip(" ，,;；") if lang == "zh" else " ".join(kept).strip(" ,;")
+                    w.replace_item(item, Item(key=_key_of(rest, lang), value=rest, kind=KIND_NOTE, turn=item.turn))
+                    doomed = [d for d in doomed if d is not item]
+                    result.decisions.append(Decision(UPDATE, None, item, "retracted in part"))
+                    retracted_part = True
+            task = w.state.current_task
+            if task and content_stems(what) & content_stems(task):
+                clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", task) if c.strip(" ，,;；")]
+                kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
+                if kept and len(kept) < len(clauses):
+                    w.state.current_task = ("".join(kept) if lang == "zh" else " ".join(kept)).strip(" ，,;；")
+                    retracted_part = True
+            if retracted_part or doomed:
+                # What was retracted no longer describes the other items either.
+                for item in w.stored():
+                    if content_stems(what) & content_stems(item.key):
+                        w.replace_item(item, Item(key=_without(item.key, what, lang), value=item.value, kind=item.kind, turn=item.turn))
+            if doomed:
+                w.remove(doomed)
+                result.removed += doomed
+                result.decisions += [Decision(DELETE, None, d, "retracted") for d in doomed]
+                patch.drop_items.append(_core(what))
+                continue
+            if retracted_part:
+                continue
         name = _self_name(body, lang)
         if name:
             if name not in w.state.user_profile.names:
@@ -368,14 +640,49 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 patch.add_names.append(name)
             st.values = [v for v in st.values if v.text != name and name not in v.text]
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
-        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected)
+        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people)
+        named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
-        rejected = [v for v in st.values if v.negated] if not news else []
+        if st.values:  # a sentence with no value keeps what was ruled out before: "Hannah's off? Oh. Jess then."
+            rejected = [v for v in st.values if v.negated] if not news else []
+        gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
+        mentioned = values.mentioned if gave_nothing else []
+        carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
+        if carried is None and not st.values:
+            carried = st  # "The driver outline, I took it off the old revision. Fifty by eighty-five.": what it is about carries
+        previous = st.text if carried is not None else ""
         replaced = w.apply(values.decisions)
+        additive_turn = additive_turn or st.additive
+        added_at += [(index, d.item) for d in values.decisions if d.op == ADD and d.item is not None]
+        repeated_at += [(index, d.target) for d in values.decisions if d.op == NOOP and d.target is not None]
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
-        if not replaced and lang == "en" and (st.change_cue or st.admission):
-            swap = _modifier_swap(st.text, w.state)
+        plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."
+        graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
+        if not replaced and (st.change_cue or st.admission or st.strong_cue or graded or plain):
+            swap = _head_swap(st, w.state, lang)
+            if swap is not None:
+                w.propagate(swap[0], swap[1], None)
+                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
+                result.retired.append(swap[0])
+                replaced = True
+        if not replaced and (plain or st.change_cue or st.strong_cue) and not st.additive:
+            swap = _anchored_swap(st.text, w.state, lang)
+            if swap is not None:
+                w.propagate(swap[0], swap[1], None)
+                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
+                result.retired.append(swap[0])
+                replaced = True
+        if not replaced and lang == "zh" and plain:
+            swap = _zh_topic_swap(st.text, w.state)
+            if swap is not None:
+                w.propagate(swap[0], swap[1], None)
+                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
+                result.retired.append(swap[0])
+                replaced = True
+        if not replaced and lang == "en" and (st.change_cue or st.admission or st.strong_cue):
+            anchors = [i.value for i in _typed(w.stored()) if i.kind == "name" and re.search(rf"(?<![A-Za-z]){re.escape(i.value)}(?![A-Za-z])", f"{before} {st.text}")]
+            swap = _object_swap(st.text, anchors, w.state) if anchors else None
             if swap is not None:
                 w.propagate(swap[0], swap[1], None)
                 result.corrections.append(Replacement(old=swap[0], new=swap[1]))
@@ -427,5 +734,13 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             result.added.append(item)
         else:
             w.add_note(item, "facts")
+    if not additive_turn:
+        _one_sentence_names_the_old(w, added_at, repeated_at)
+    # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
+    # gives the reason for a change keeps the old value alive; it goes.
+    retired = [norm_key(old) for old in result.retired if norm_key(old)]
+    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r in norm_key(i.value) for r in retired)]
+    if reasons:
+        w.remove(reasons)
     result.state = bounded(w.state)[0]
     return result

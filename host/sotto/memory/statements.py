@@ -18,10 +18,10 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from sotto.memory import language as L
-from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, stem
@@ -34,7 +34,7 @@ _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of
 _NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
-    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:{_NUM})(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
+    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
     rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
     rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
     rf"|noon|midday|midnight)",
@@ -47,23 +47,87 @@ _EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({
 _UNIT_WORD = r"[a-z][a-z'-]*"
 _EN_QUANTITY = re.compile(
     rf"(?:\$\s?\d+(?:[.,]\d+)?|\b(?:{_NUM}|{_NUM_WORD}))(?:(?:\s|-)(?P<delta>more|extra|additional|fewer|less))?"
-    rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?:{_UNIT_WORD}))?)",
+    rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?!(?:{EN_NUMBER_WORDS})\b)(?:{_UNIT_WORD}))?)",
     re.I,
 )
+# Numbers said as one value: "132 over 85", "age 9-10", "14.06.2019", "18 k", "300×600", "3 by 4 m".
+_EN_NUMERIC = re.compile(
+    r"\b(?:[A-Z] ?)?\d+(?:[.,]\d+)*(?:\s?(?:-|/|×|\*|x|over|by)\s?\d+(?:[.,]\d+)*)+(?:\s?(?:k|km|kg|g|mg|ml|mm|cm|m|l|M|GB|MB|TB|mAh|W|V|%))?\b(?!\s?(?:am|pm|a\.m|p\.m)\b)"
+    r"|\b\d+(?:\.\d+){2,}\b"
+    r"|\b\d+(?:\.\d+)?\s?(?:k|km|kg|mg|ml|mm|cm|GB|MB|TB|mAh|%)(?![\w'])"
+)
+_EN_NUMBER_PHRASE = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+)
+# Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
+# "three thousand two hundred", "eighty-four fifty".
+_EN_SPOKEN_TIME = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) (?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
+    r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)",
+    re.I,
+)
+_EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eighty"; "one and two" is a list
+_EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})*"
+_EN_WORD_NUMERIC = re.compile(
+    rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
+    rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b",
+    re.I,
+)
+_ZH_DIGIT = "零〇一二三四五六七八九幺"
+_ZH_CLASSIFIERS_FOR_NUMBERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度月日年届期栋单室寸码"
+_ZH_NUMERIC = re.compile(
+    rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
+    rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
+    rf"|(?<![A-Za-z0-9])\d+[A-Za-z]{{1,2}}(?![A-Za-z0-9])"  # 型号后面是13B
+    rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
+    rf"|(?=(?:[{_ZH_DIGIT}][，,\s]*){{7}})[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups (seven digits and more)
+    rf"|(?<![零〇一二两三四五六七八九十百千万点第])[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*[百千万十][零〇一二两三四五六七八九十百千万]*(?:点[零一二三四五六七八九]+)?"
+    rf"(?![零〇一二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}])"  # 一百一十五, 三百五, 七十七点九: a number said alone
+)
+# Choices from closed sets: colours and sizes ("the silver one", "medium", 米色的, 大号).
+_EN_COLOURS = (
+    "red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|gold|golden|navy|beige|cream|ivory|"
+    "charcoal|teal|turquoise|maroon|burgundy|olive|lilac|lavender|mint|coral|peach|tan|khaki|dove|magenta|mustard|bronze|copper"
+)
+_EN_CHOICE = re.compile(
+    rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
+    r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
+    r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then)|[,.;!?]|$)",
+    re.I,
+)
+_EN_FREQUENCY_CHOICE = r"daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly"
+_ZH_CHOICE = re.compile(
+    r"(?<![零〇一二两三四五六七八九十百千\d])(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)"
+    r"|(?<![零〇一二两三四五六七八九十百千\d])[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码"
+)
+_QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
+_EN_FRACTION = re.compile(
+    r"\b(?:half|a half|a quarter|quarter|three quarters|a third|one and a half|(?:\d+|one|two|three) and a half)(?: of)? (?:a |an )(?P<unit>[a-z][a-z-]+)\b", re.I
+)  # "half a cup", "one and a half teaspoons" is a count with its unit
 _EN_ID = re.compile(
-    r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}[A-Z]?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
+    r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}(?:[A-Z]|\s[B-HJ-Z](?![\w'’]))?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
 )
 # "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
 _EN_LABELLED = re.compile(
-    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock)"
+    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|gen|generation|stage|version|series|mark|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock)"
     rf"\s+(?:#\s*)?(?:\d+[A-Za-z]?|[A-Z]\d+|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b",
     re.I,
 )
 # "22 Quarry Road", "9 Bell Yard", "Flat 3, 14 Mill Lane": a number before a capitalised name.
-_EN_ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b")
+_EN_ADDRESS = re.compile(
+    r"\b(?:\d{1,5}[A-Za-z]?|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?),? "
+    r"(?:[A-Z][a-z]+ ){1,3}(?:Street|St|Road|Rd|Lane|Close|Avenue|Ave|Drive|Way|Place|Crescent|Court|Terrace|Gardens|Grove|Row|Square|Hill|Walk|Mews|Park)\b"
+    r"|\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b"
+)  # "14 Larch Close", "fourteen Larch Close"
 # "a table for four", "lasagne for six": a bare count after "for" counts people.
 _EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
-_EN_FOR_COUNT = re.compile(rf"\bfor ((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b(?=\s*(?:[,.;!?]|$|people|persons|guests|tonight|on|at|this|next|tomorrow))", re.I)
+_EN_FOR_COUNT = re.compile(
+    rf"\b(?:for|we're|we are|we'll be|we will be|there'll be|there will be|there are|party of|table for|group of) (?:just |only )?((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b"
+    r"(?=\s*(?:[,.;!?:]|$|people|persons|guests|tonight|on|at|this|next|tomorrow|now|then|in total|altogether|of us))",
+    re.I,
+)  # "a table for six", "We're three, me, Carlos and Rosa": a count of people
 # "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
 _EN_MOVED_TO = re.compile(
     rf"\b(?:push|pushed|move|moved|bump|bumped|shift|shifted|change|changed|bring|brought|put|reschedule|rescheduled)\b[^,.;!?]{{0,30}}?(?<!up )\bto (?P<t>{_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?)\b(?! (?:people|persons|guests|of|[a-z]+s\b))",
@@ -72,7 +136,7 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
-_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
 _EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
 _TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
 _CAP = r"[A-Z][\w'’-]*"
@@ -94,26 +158,31 @@ _EN_NOT_NAMES = frozenset(
 )
 _COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|becomes|has become|equals|=|:)\s+$", re.I)
 _EN_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|so)\s+|\s+(?:and|but)\s+(?=(?:the|my|our|his|her|their|it|we|i|they|she|he)\b)|,)\s*", re.I)
-_EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno)\s+(?:the |at |on |for |in )?$", re.I)
+_EN_NEGATED_BEFORE = re.compile(
+    r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno"
+    r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
+    r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?)\s+(?:the |at |on |for |in )?$",
+    re.I,
+)  # "he can't do the ninth": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
-    r"^\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
-    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|away|unavailable|not available|not coming|"
-    r"a problem|problematic|full|booked|taken|busy|too (?:early|late|soon|much|many|far)|no longer|awkward|out of the question)"
+    r"^(?:\s+(?:car park|shop|office|branch|room|hall|site|venue|place|one))?\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
+    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|lame|injured|hurt|poorly|unwell|closed|shut|being (?:resurfaced|repaired|renovated|refurbished|rebuilt|painted|redone)|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|snug|tight|too small|too big|too short|too long|not enough|"
+    r"a problem|problematic|full|booked|taken|busy|(?:way |far |much |a bit |a little |just )?too \w+|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
     re.I,
 )
 _EN_REQUEST = re.compile(
     r"^(?:can|could|would|will) you\b|^(?:can|could|may) (?:i|we) (?:also |just |please )?(?:have|get|book|add|order|change|move|make|switch|do|go|try|push|swap)\b"
     r"|^(?:is|would|could|will|can) .{1,60}\b(?:possible|ok|okay|available|free|fine|doable|alright|all right|work)\b"
-    r"|^(?:how about|what about)\b",
+    r"|^(?:how about|what about)\b|^(?:is there )?any chance (?:of|we|you|they)\b",
     re.I,
 )
 # A request to tell or explain something asks for information (a question), not for a note.
 _EN_ASK_TO_TELL = re.compile(
     r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
-    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b"
+    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b|read (?:me |us )?(?:back|out)\b|read (?:it|that|them|those) (?:back|out)\b|remind me (?=what|when|where|who|which|how)"
     r"|give me (?:some |a few |any |your |a )?(?:tips|ideas|advice|suggestions?|fun facts?|facts?|jokes?)\b)",
     re.I,
 )
@@ -131,7 +200,7 @@ _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
     rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
 _ZH_ID = re.compile(r"[\u4e00-\u9fff]?(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
@@ -142,13 +211,16 @@ _ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何�
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
 _ZH_UNIT_CODE = re.compile(r"[A-Za-z\d一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
-_ZH_ADDRESS = re.compile(r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*")
+_ZH_ADDRESS = re.compile(
+    r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
+    r"|(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*"
+)  # "成都高新区天府大道": a district and a road are an address even without a house number
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
-_ZH_WH = re.compile(r"什么|几|哪|多少|谁|怎么|来着")
+_ZH_WH = re.compile(r"什么|(?<!好)几(?!乎)|哪|多少|谁|怎么|来着")  # "好几个人" asks nothing
 _ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
 
 
@@ -192,6 +264,8 @@ class Statement:
 # ------------------------------------------------------------------ what a question asks for
 
 _EN_ASKS = [
+    (re.compile(r"\b(?:what|which) (?:colou?r|shade|size)\b", re.I), (KIND_ITEM, KIND_NUMBER, KIND_QUANTITY)),
+    (re.compile(r"\bhow (?:wide|long|tall|high|heavy|hot|warm|cold|deep|far|fast)\b|\bwhat (?:width|length|height|weight|pace|speed|temperature|depth|dose|gauge|setting)\b", re.I), (KIND_QUANTITY, KIND_NUMBER, KIND_TIME)),
     (re.compile(r"\b(?:what time|when|how late|how early|what hour)\b", re.I), (KIND_TIME, KIND_DATE)),
     (re.compile(r"\b(?:what day|which day|what date|which date|what night)\b", re.I), (KIND_DATE, KIND_TIME)),
     (re.compile(r"\bhow (?:many|much)\b|\bhow big\b|\bwhat size\b|\bwhat(?:'s| is) the (?:count|number of|total|dose|amount)\b", re.I), (KIND_QUANTITY, KIND_NUMBER)),
@@ -200,6 +274,7 @@ _EN_ASKS = [
     (re.compile(r"\b(?:what(?:'s| is| was)? (?:the |my |our |his |her |their )?(?:[\w'’]+ )?(?:number|id|code|phone|reference|model|plate|pin)|which (?:number|model|code))\b", re.I), (KIND_NUMBER, KIND_QUANTITY)),
 ]
 _ZH_ASKS = [
+    (re.compile(r"什么颜色|啥颜色|什么色|哪个颜色|多大号|什么码|几码"), (KIND_ITEM, KIND_NUMBER, KIND_QUANTITY)),
     (re.compile(r"几点|什么时候|什么时间|几时"), (KIND_TIME, KIND_DATE)),
     (re.compile(r"哪天|几号|星期几|周几|礼拜几|哪一天|什么日子"), (KIND_DATE, KIND_TIME)),
     (re.compile(r"多少|几[个位张只件台辆瓶杯份次天晚间本盒包袋箱斤克米块片粒支条把双套碗盘桌束朵人]|几公斤"), (KIND_QUANTITY, KIND_NUMBER)),
@@ -231,14 +306,24 @@ def content_stems(text: str) -> set[str]:
             continue
         keys.add(stem(word))
     for run in re.findall(r"[\u3400-\u9fff]+", lowered):
-        for i in range(len(run) - 1):
-            pair = run[i : i + 2]
-            if pair in L.ZH_EMPTY_WORDS or all(c in ZH_FUNCTION_CHARS for c in pair):
-                continue
-            if pair[0] in ZH_FUNCTION_CHARS and pair[1] in ZH_FUNCTION_CHARS:
-                continue
-            keys.add(pair)
+        keys |= _zh_content_words(run)
     return keys
+
+
+@functools.lru_cache(maxsize=8192)
+def _zh_content_words(run: str) -> frozenset[str]:
+    """The words of a Chinese run that can carry a key: 一等奖 and 二等奖 are different words
+    (character pairs would share 等奖)."""
+    out: set[str] = set()
+    for word, flag in zh_words(run):
+        if word in L.ZH_EMPTY_WORDS or all(c in ZH_FUNCTION_CHARS for c in word):
+            continue
+        if len(word) < 2 and flag[:1] != "n":
+            continue  # a single character carries a key only as a noun (弟); 吃, 寄 are said of everything
+        if flag[:1] in ("u", "p", "c", "d", "r", "y", "e", "m", "x", "q"):
+            continue  # particles, prepositions, adverbs, pronouns, numerals: no key
+        out.add(word)
+    return frozenset(out)
 
 
 def unit_key(unit: str, lang: str) -> str:
@@ -249,7 +334,8 @@ def unit_key(unit: str, lang: str) -> str:
             return "people"
         if u == "个":
             return ""  # the general measure word says nothing of what is counted
-        return u
+        u = u.replace("钟头", "小时")  # 四个钟头 counts what 四个小时 counts
+        return u[1:] if u.startswith("个") and len(u) > 1 else u
     if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS:
         return "people"
     return " ".join(stem(w.replace("’", "'").removesuffix("'s")) for w in u.split())
@@ -266,8 +352,9 @@ def _en_is_question(sentence: str) -> bool:
     s = L.strip_en_discourse(sentence)
     if _EN_ASK_TO_TELL.match(s):
         return True
-    clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*", s)]
-    if any(_EN_REQUEST.match(c) for c in clauses) and not _EN_RECALL.search(s):
+    clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*|\.{2,}\s*|…\s*", s)]
+    recall = _EN_RECALL.search(s) is not None and (_EN_WH.search(s) is not None or _EN_RECALL.search(s.replace("again", "")) is not None)
+    if any(_EN_REQUEST.match(c) for c in clauses) and not recall:  # "can I have Dale again?" asks for Dale, not what was said
         return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
     # A yes/no question that carries a value proposes it ("Could pilates be the 7:45 one?",
     # "Any chance Bramble could go in at 11:30 instead?"); a question asking for a value has a wh-word.
@@ -275,12 +362,15 @@ def _en_is_question(sentence: str) -> bool:
         return False
     if sentence.rstrip().endswith("?"):
         return True
+    if sentence.rstrip().endswith((".", "!")):
+        return False  # "Did the bedroom again, it's 146.": said with a full stop, a statement
     return asks(s, "en")  # unpunctuated (a recogniser's words): the structure decides
 
 
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
-    "instead please thanks too as well people's once twice thrice times daily altogether total all overall".split()
+    "instead please thanks too as well people's once twice thrice times daily altogether total all overall "
+    "while when whenever because since if unless though although as before after until till".split()
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
@@ -289,7 +379,8 @@ _NOT_A_UNIT = frozenset(
 _NOT_UNITS = frozenset("times time days day weeks week months month years year minutes minute hours hour percent".split())
 
 
-def _en_values(text: str) -> list[Value]:
+def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
+    """`known`: the names already stored; one at a sentence start is a name ("Dale's off")."""
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
 
@@ -303,14 +394,36 @@ def _en_values(text: str) -> list[Value]:
         taken.append((start, end))
         found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
+        add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
+    for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
+        add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
+    for m in _QUOTED.finditer(text):
+        inner = "q" if m.group("q") is not None else "q2"
+        if m.group(inner) is not None:
+            add(m.start(inner), m.end(inner), KIND_NAME)  # 'write "Happy 80th" on it': verbatim, nothing inside is a value
+    for m in _EN_NUMERIC.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_CHOICE.finditer(text):
+        add(m.start(), m.end(), KIND_ITEM)
+    for m in _EN_FRACTION.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _EN_ADDRESS.finditer(text):
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
+    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm)\b)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
+        if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)):
+            add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_TIME.finditer(text):
         add(m.start(), m.end(), KIND_TIME)
+    for m in _EN_SPOKEN_TIME.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)  # "four thirty", "seven fifteen": an hour and its minutes
+    for m in _EN_WORD_NUMERIC.finditer(text):
+        if not re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
+            add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_DATE.finditer(text):
         word = m.group(0).lower()
         if word in ("may", "march") and not re.search(r"\d", text[m.end(): m.end() + 4]):
@@ -379,16 +492,16 @@ def _en_values(text: str) -> list[Value]:
         ):
             start += len(tokens[0]) + 1
             tokens = tokens[1:]
-        if not tokens:
-            continue
+        if not tokens or (len(tokens) == 1 and len(tokens[0].strip("'’")) == 1):
+            continue  # "P, R, Y, C, E": letters spelled out, not names
         span = " ".join(tokens)
         following = text[start + len(span):]
         if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
             span = span[:-2]  # "Priya's taking": "Priya is taking"
             following = "'s" + following
         at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
-        verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I)\b", following) is not None
-        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and not (
+        verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I|[a-z]{2,}s)\b", following) is not None  # "Ana wants" 
+        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not (
             verb_next and span in _english_words()  # "Tom will come": listed as a name too
         ):
             continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts
@@ -423,6 +536,9 @@ def _en_values(text: str) -> list[Value]:
             v.negated = True
         elif _EN_FROM_TO.search(before[-12:]) and re.match(r"^\s+(?:to|until|till)\b", text[v.end:], re.I):
             v.maybe_old = True
+        if v.kind in (KIND_NUMBER, KIND_QUANTITY) and v.text[:1].isdigit() and text[v.start - 1: v.start] in ("£", "€", "¥", "$"):
+            v.start -= 1  # "£14": the currency is part of the amount
+            v.text = text[v.start: v.end]
         if v.kind == KIND_NUMBER and v.text.lower() in ("one", "a", "an") :
             v.kind = ""  # "one" alone is a pronoun far more often than a value
     return [v for v in found if v.kind and not (v.kind == KIND_NUMBER and v.text.lower() in ("one",))]
@@ -466,13 +582,18 @@ def _is_name_word(word: str) -> bool:
     w = word.strip("'’").removesuffix("'s").removesuffix("’s")
     if "'" in w or "’" in w:
         return False  # "There'll", "We'd": a contraction
+    if "-" in w.strip("-"):
+        return all(_is_name_word(part) for part in w.split("-") if part)  # "Twenty-eight" is no name; "Mary-Jane" is
     words = _english_words()
     low = w.lower()
     if w in words:
         return low not in words  # "Chloe", "Ella"; but "Go", "Mark" are words first
     # The list holds base forms: "Checking" is "check" + "ing".
-    forms = {low, low[:-3], low[:-3] + "e", low[:-2], low[:-2] + "e", low[:-1], low[:-3] + "y" if low.endswith("ies") else low}
-    return not any(f in words for f in forms if len(f) >= 3)
+    forms = {low}
+    for suffix, repl in (("ing", ("", "e")), ("ed", ("", "e")), ("ies", ("y",)), ("es", ("",)), ("s", ("",)), ("er", ("", "e")), ("ly", ("",))):
+        if low.endswith(suffix):  # only a real ending is taken off: "Carla" is not "car" + "la"
+            forms |= {low[: -len(suffix)] + r for r in repl}
+    return low not in words and not any(f in words for f in forms if len(f) >= 3)  # "Go" is a word too
 
 
 def _en_copula_key(text: str, value: Value) -> str:
@@ -505,12 +626,14 @@ def _zh_is_question(sentence: str) -> bool:
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
         return False
     # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
-    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
+    if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
+        return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question
     return asks(s, "zh")
 
 
-def _zh_values(text: str) -> list[Value]:
+def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
 
@@ -520,6 +643,13 @@ def _zh_values(text: str) -> list[Value]:
         taken.append((start, end))
         found.append(Value(text[start:end], kind, start, end, **kw))  # type: ignore[arg-type]
 
+    for m in _QUOTED.finditer(text):
+        add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
+    for m in _ZH_NUMERIC.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _ZH_CHOICE.finditer(text):
+        end = m.end() - (1 if m.group(0).endswith("的") else 0)
+        add(m.start(), end, KIND_ITEM)  # "白的" is the colour 白
     for m in _ZH_ADDRESS.finditer(text):
         start = m.start()
         while start < m.end() and text[start] in "在到去从于住是寄送":
@@ -530,6 +660,10 @@ def _zh_values(text: str) -> list[Value]:
     for m in _ZH_FREQUENCY.finditer(text):
         period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
         add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
+    for m in _ZH_DATE.finditer(text):
+        part = re.match(r"(?:上午|下午|晚上|早上|中午|傍晚|凌晨|白天)(?![零〇一二两三四五六七八九十\d点半])", text[m.end():])
+        if part:
+            add(m.start(), m.end() + part.end(), KIND_DATE)  # "明天下午" with no clock time: one value, replaced as one
     for m in _ZH_TIME.finditer(text):
         if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重短长]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0).endswith("点"):
             continue  # "近一点": a little closer, not one o'clock
@@ -538,12 +672,22 @@ def _zh_values(text: str) -> list[Value]:
         add(m.start(), m.end(), KIND_DATE)
     for m in _ZH_ID.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
+    starts = _zh_word_starts(text)
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
+        end = m.end()
+        if text[m.start() - 1: m.start()] == "第" or (m.group("unit").startswith("位") and re.search(r"(?:后|最后|前|末|尾)$", text[: m.start()])):
+            continue  # "第二本": an ordinal; "后四位": how many digits, not people
+        if m.group("num") == "一" and text[end:end + 1] in ("是", "要", "给"):
+            continue  # "一本是《活着》": one of them, not a count
+        for i in range(m.start("unit") + 1, m.end()):
+            if starts.get(i, "n")[:1] in "dcpryexuv":  # "八寸肯定不够": the unit is 寸, "肯定" is not counted
+                unit, end = text[m.start("unit"): i], i
+                break
         before = text[max(0, m.start() - 3): m.start()]
         less = re.search(r"(?:少|减|减少|去掉)了?$", before) is not None
         more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加|多买|多要|多订|再来|再要|再买)了?$", before) is not None
-        add(m.start(), m.end(), KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
+        add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
     for m in _ZH_TITLED.finditer(text):
@@ -557,13 +701,86 @@ def _zh_values(text: str) -> list[Value]:
         if not _zh_looks_like_name(name):
             continue
         add(m.start("name"), m.end("name"), KIND_NAME)
+    for start, end in _zh_segmented_names(text):
+        add(start, end, KIND_NAME)
     for m in re.finditer(rf"\d+|[{_ZH_NUM}]{{2,}}", text):
         add(m.start(), m.end(), KIND_NUMBER)
     found.sort(key=lambda v: v.start)
     for v in found:
+        if v.kind == KIND_NUMBER and re.fullmatch(r"[A-Za-z]\s+[零〇一二三四五六七八九幺\d]+", v.text):
+            v.text = re.sub(r"\s+", "", v.text)  # "E 八八三四五六七二": the letter and its digits are one code
+        if v.kind == KIND_NUMBER and re.fullmatch(rf"[{_ZH_DIGIT}]+(?:[，,\s]+[{_ZH_DIGIT}]+)+", v.text):
+            v.text = re.sub(r"[，,\s]+", "", v.text)  # the pauses of reading a number in groups are not part of it
         if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or _ZH_NEGATED_AFTER.match(text[v.end:]):
             v.negated = True
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba_tokenizer() -> Any:
+    import logging
+
+    import jieba  # type: ignore[import-not-found,import-untyped]
+    import jieba.posseg  # type: ignore[import-not-found,import-untyped]
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba.posseg.POSTokenizer(jieba.Tokenizer())
+
+
+def choice_class(text: str) -> str:
+    """Which closed set a choice belongs to: "colour", "size" or "frequency"."""
+    if re.fullmatch(_EN_FREQUENCY_CHOICE, text.strip(), re.I):
+        return "frequency"
+    if re.search(r"\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b|[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码", text, re.I):
+        return "size"
+    return "colour"
+
+
+def is_role_word(text: str) -> bool:
+    """A person named by their role ("my sister", 孩子奶奶) rather than by name."""
+    return _EN_KIN.fullmatch(text.strip()) is not None or _ZH_KIN.fullmatch(text.strip()) is not None
+
+
+def warm_up() -> None:
+    """Load the Chinese segmenter's dictionary now (about a second), so no turn waits for it."""
+    list(_jieba_tokenizer().cut("你好"))  # the dictionary loads on the first cut
+
+
+def zh_words(text: str) -> list[tuple[str, str]]:
+    """Chinese words with their part of speech (jieba's tags: n noun, ns place, m numeral ...)."""
+    return [(w, f) for w, f in _jieba_tokenizer().cut(text)]
+
+
+def _zh_word_starts(text: str) -> dict[int, str]:
+    """Where each jieba word starts in `text`, with its part of speech."""
+    out: dict[int, str] = {}
+    pos = 0
+    for word, flag in zh_words(text):
+        out[pos] = flag
+        pos += len(word)
+    return out
+
+
+def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
+    """Person names jieba's tagger finds (刘建, 陈浩, 阿凯, and Latin names such as Tony),
+    kept only when they look like names: a surname or 阿/小/老 first, two or three characters."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for word, flag in _jieba_tokenizer().cut(text):
+        start = text.find(word, pos)
+        if start < 0:
+            continue
+        pos = start + len(word)
+        if flag in ("nr", "nrfg") and 2 <= len(word) <= 3 and (word[0] in _ZH_SURNAMES or word[0] in "阿小老") and not any(c in ZH_FUNCTION_CHARS for c in word[1:]):
+            out.append((start, pos))
+        elif flag == "eng" and re.fullmatch(r"[A-Z][a-z]{1,15}", word):
+            out.append((start, pos))
+        elif len(word) == 2 and word[0] in "大二三小" and word[1] in "宝毛妞娃":
+            out.append((start, pos))  # 大宝, 二宝: how families name their children
+    for m in re.finditer(r"[小老](?P<s>[\u4e00-\u9fff])", text):
+        if m.group("s") in _ZH_SURNAMES and not any(a <= m.start() < b for a, b in out):
+            out.append((m.start(), m.end()))  # 小何, 老赵: a surname with 小/老 is how colleagues are named
+    return out
 
 
 _ZH_SURNAMES = set(
@@ -633,7 +850,7 @@ def _set_contexts(text: str, values: list[Value], lang: str) -> None:
             if lo <= o.start and o.end <= hi and (o is v or o.kind in _SLOT_KINDS):
                 clause = clause[: o.start - lo] + " " + clause[o.end - lo :]
         v.context = " ".join(clause.split())
-        v.cue = L.has_change_cue(text[lo:hi], lang)
+        v.cue = L.has_change_cue(text[lo:hi], lang) or (lang != "zh" and re.search(r"\b(?:so|that makes|making it)\s+$", text[: v.start], re.I) is not None)  # "..., so three"
         if v.kind == KIND_TIME:
             own = [o.text for o in values if o.kind == KIND_DATE and lo <= o.start < hi]
             # Else the day said last before it in the sentence ("on Tuesday, so 6:30").
@@ -668,7 +885,7 @@ class _Reader:
 
     is_question: Callable[[str], bool]
     strip_discourse: Callable[[str], str]
-    values: Callable[[str], list[Value]]
+    values: Callable[[str, frozenset[str]], list[Value]]
     without: Callable[..., str]
     copula_key: Callable[[str, Value], str]
 
@@ -679,17 +896,17 @@ _READERS = {
 }
 
 
-def read_sentence(sentence: str, lang: str) -> Statement:
+def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozenset()) -> Statement:
     lang = "zh" if lang == "zh" else "en"
     reader = _READERS[lang]
     admission = L.has_admission(sentence, lang)
     text = reader.strip_discourse(sentence)
     st = Statement(text=text, lang=lang, raw=sentence, question=reader.is_question(sentence), admission=admission)
     st.change_cue = admission or L.has_change_cue(sentence, lang)
-    st.additive = L.has_additive(text, lang)
+    st.additive = L.has_additive(text, lang) or (lang == "zh" and L.has_additive(sentence, lang))  # 还有 is a filler and adds
     st.strong_cue = L.has_strong_cue(sentence, lang)
     st.proposal = not st.question and sentence.rstrip().endswith(("?", "？"))
-    st.values = reader.values(text)
+    st.values = reader.values(text, known_names)
     st.frame = reader.without(text, st.values, all_kinds=True)
     st.note = reader.without(text, st.values, all_kinds=False)
     st.frame_keys = content_stems(st.frame)
@@ -697,7 +914,11 @@ def read_sentence(sentence: str, lang: str) -> Statement:
         if lang == "en" and v.kind == KIND_TIME and v.text.endswith(".") and not re.search(r"[ap]\.m\.$", v.text, re.I):
             v.text = v.text[:-1]  # the sentence's full stop, not an "a.m."
             v.end -= 1
-        v.key = _without_values(reader.copula_key(text, v), st.values).lstrip("把将")
+        said_key = reader.copula_key(text, v)
+        v.key = _without_values(said_key, st.values).lstrip("把将")
+        if said_key and not content_stems(v.key):
+            # "Leo's is £18": whose it is, is all the key there is.
+            v.key = _without_values(said_key, [o for o in st.values if o.kind != KIND_NAME]).lstrip("把将")
     for v in st.values:
         if v.kind == KIND_NUMBER and _PEOPLE_KEY.search(v.key) and re.fullmatch(rf"[{_ZH_NUM}]+|\d+|[a-z]+(?:[- ][a-z]+)?", v.text, re.I):
             v.kind, v.unit = KIND_QUANTITY, ("人" if lang == "zh" else "people")  # "人数改成四十": forty people

@@ -78,7 +78,13 @@ CREATE TABLE IF NOT EXISTS profile_items (
     PRIMARY KEY (profile_key, field, item_key)
 );
 CREATE INDEX IF NOT EXISTS profile_items_by_session ON profile_items(session_id);
+CREATE TABLE IF NOT EXISTS pending_confirmations (
+    session_id TEXT PRIMARY KEY,   -- at most one open question per session
+    turn INTEGER NOT NULL,         -- the turn that asked
+    pending_json TEXT NOT NULL     -- the agent's record of what it asked (bounded)
+);
 """
+MAX_PENDING_BYTES = 2_000
 MAX_EVENT_BYTES = 16_000
 PROFILE_LIST_FIELDS = ("names", "preferences", "constraints")
 
@@ -225,6 +231,7 @@ class Store:
             self._db.execute("DELETE FROM trace_events WHERE session_id=?", (session_id,))
             self._db.execute("DELETE FROM session_profiles WHERE session_id=?", (session_id,))
             self._db.execute("DELETE FROM profile_items WHERE session_id=?", (session_id,))
+            self._db.execute("DELETE FROM pending_confirmations WHERE session_id=?", (session_id,))
         return cur.rowcount > 0
 
     def older_than(self, cutoff: float) -> tuple[list[str], list[str]]:
@@ -397,6 +404,32 @@ class Store:
         with self._reading():
             row = self._db.execute("SELECT COALESCE(MAX(turn), 0) FROM state_versions WHERE session_id=?", (session_id,)).fetchone()
         return int(row[0])
+
+    # ------------------------------------------------------------------ an open confirmation
+
+    def set_pending_confirmation(self, session_id: str, pending: dict[str, Any] | None, *, turn: int = 0) -> None:
+        """The question the agent asked and waits an answer for (None: no longer waiting).
+        Kept beside the state, not in it: it is about the talk, not something the user said."""
+        session_id = SessionId(session_id)
+        with self._writing():
+            self._db.execute("DELETE FROM pending_confirmations WHERE session_id=?", (session_id,))
+            if pending is not None:
+                text = json.dumps(pending, ensure_ascii=False)
+                if len(text.encode()) > MAX_PENDING_BYTES:
+                    raise StoreError(f"a pending confirmation over {MAX_PENDING_BYTES} bytes")
+                self._db.execute("INSERT INTO pending_confirmations(session_id, turn, pending_json) VALUES (?,?,?)",
+                                 (session_id, turn, text))
+
+    def pending_confirmation(self, session_id: str) -> dict[str, Any] | None:
+        with self._reading():
+            row = self._db.execute("SELECT pending_json FROM pending_confirmations WHERE session_id=?", (session_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            data = json.loads(row[0])
+        except json.JSONDecodeError:
+            return None  # unreadable: as if nothing were asked (the next turn is handled normally)
+        return data if isinstance(data, dict) else None
 
     # ------------------------------------------------------------------ traces
 

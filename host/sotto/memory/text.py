@@ -55,6 +55,8 @@ def stem(word: str) -> str:
             if suffix == "ies":
                 word += "y"
             break
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]  # "courgette" and "courgettes" are one stem
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
         word = word[:-1]  # "stopp(ed)" -> "stop"
     return word

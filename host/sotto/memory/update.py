@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from sotto.memory.items import (
     KIND_DATE,
+    KIND_ITEM,
     KIND_NAME,
     KIND_NUMBER,
     KIND_PLACE,
@@ -33,7 +34,8 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
-from sotto.memory.statements import Statement, Value, content_stems, unit_key
+from sotto.memory.language import has_change_cue
+from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.text import EN_NUMBER_WORDS
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -61,10 +63,16 @@ class ValueUpdate:
     decisions: list[Decision] = field(default_factory=list)
     replaced: list[tuple[str, str]] = field(default_factory=list)  # (old, new) value texts
     consumed: set[int] = field(default_factory=set)  # ids of the statement values used
+    mentioned: list[Item] = field(default_factory=list)  # stored values a sentence of change named
+
+
+_UNIT_SYNONYMS = (("个钟头", "小时"), ("钟头", "小时"), ("个小时", "小时"), ("hrs", "hours"), ("hr", "hour"), ("mins", "minutes"), ("kilos", "kg"))
 
 
 def _norm(text: str) -> str:
     out = " ".join(re.sub(r"[^\w:\u3400-\u9fff]+", " ", text.lower()).split())
+    for said, unit in _UNIT_SYNONYMS:  # "四个钟头" is "四个小时"
+        out = re.sub(rf"(?<![a-z]){said}(?![a-z])", unit, out)
     return re.sub(r"[零〇一二两三四五六七八九十百]+", _zh_digits, out)  # 十二层 and 12层 are one value
 
 
@@ -109,7 +117,16 @@ def number_of(text: str) -> float | None:
 
 
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
+    if stored.kind == value.kind == KIND_NUMBER:
+        a, b = _label(stored.value), _label(value.text)
+        structural = {"by", "over", "x", "×", "*", "/", "-", "乘"}
+        if (a in structural or b in structural) and a != b:
+            return False  # "fifty by eighty-five" is a size: it replaces a size, not "one point six"
+        if a and b and a != b:
+            return False  # "£21" never replaces "Year 5": numbers said with different labels are different things
     if stored.kind == value.kind:
+        if value.kind == KIND_ITEM:
+            return choice_class(stored.value) == choice_class(value.text)  # a colour replaces a colour, not a size
         if value.kind == KIND_NUMBER and _is_bare_number(value.text) != _is_bare_number(stored.value):
             return False  # "book four" does not replace the code "AV-6620-K"
         if value.kind == KIND_QUANTITY:
@@ -117,6 +134,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
             if lang == "zh":
                 # "两份" counts what "三份炒饭" counts; a bare 个 counts anything.
                 return a == b or not a or not b or a.startswith(b) or b.startswith(a)
+            if number_of(value.text) is not None and number_of(stored.value) is None:
+                return False  # "make it a dozen" counts; "half pepperoni" is a share, not a count
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
@@ -131,6 +150,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
 
 
 def _is_bare_number(text: str) -> bool:
+    if re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()):
+        return False  # "二五零八": digits read one by one, a code
     return re.fullmatch(rf"(?:\d{{1,3}}(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
 
 
@@ -146,7 +167,7 @@ def item_unit_words(item: Item) -> str:
     """The unit as said: "twenty guests" -> "guests", "a dozen eggs" -> "eggs"."""
     return re.sub(
         rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?:[- ](?:{EN_NUMBER_WORDS}))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*",
-        "", item.value, flags=re.I).strip()
+        "", item.value, flags=re.I).strip(" -")  # "six-seater" -> "seater"
 
 
 def _key_stems(item: Item) -> set[str]:
@@ -166,14 +187,26 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
         content = [w for w in re.findall(r"[A-Za-z][\w'’-]*", words) if content_stems(w)]
         key = " ".join(content[:6])
     if value.kind == KIND_QUANTITY and value.unit and value.unit not in key:
-        key = (value.unit + " " + key).strip() if lang != "zh" else value.unit + key
+        key = (value.unit + " " + key).strip()  # a space keeps 台 apart from 一等奖 for the segmenter too
+    if lang != "zh" and value.kind in (KIND_DATE, KIND_TIME) and "until" not in key.lower() and (
+        value.prep in ("until", "till", "through") or (value.prep == "to" and re.search(r"\bfrom\b", value.context, re.I))
+    ):
+        key = f"{key} until".strip()  # the end of a stay or a slot: "from the 3rd to the 10th" ... "until the 11th"
     for q in value.qualifiers:
         if q not in key:
             key = f"{key} {q}".strip() if lang != "zh" else key + q
     return key[:60]
 
 
-def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlier_olds: list[Value] | None = None) -> ValueUpdate:
+def decide_values(
+    statement: Statement,
+    stored: list[Item],
+    turn: int,
+    *,
+    earlier_olds: list[Value] | None = None,
+    earlier_mentioned: list[Item] | None = None,
+    earlier_names: list[Item] | None = None,
+) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
     `earlier_olds`: values an earlier sentence of the same turn rejected with no new
@@ -182,14 +215,19 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
     maybe = [v for v in statement.values if v.maybe_old and any(_same_value(s, v.text) for s in stored)]
-    mentioned: list[Item] = []
-    if statement.change_cue or statement.strong_cue or statement.admission:
+    mentioned: list[Item] = [s for s in (earlier_mentioned or []) if s in stored]
+    if statement.change_cue or statement.strong_cue or statement.admission or statement.proposal:
         # "黄老师那边换人了，现在是赵老师": a stored value named beside a new one of its kind, in
         # a sentence of change, is the one that changes (when no key says otherwise).
         for v in statement.values:
             if v.negated or v in maybe:
                 continue
-            mentioned += [s for s in stored if _same_value(s, v.text)]
+            same = [s for s in stored if _same_value(s, v.text)]
+            mentioned += same
+            # "Saturday's changed hands": what was said with Saturday (Nadia drives) changes too.
+            for anchor in same:
+                mentioned += [s for s in stored if s is not anchor and s.kind != anchor.kind and s.kind in VALUE_KINDS and _contains_value(Item(key="", value=anchor.key, kind=anchor.kind), s.value)]
+    out.mentioned = mentioned
     olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
     news = [v for v in statement.values if not v.negated and v not in maybe]
     current = list(stored)
@@ -199,6 +237,7 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
             known_names |= content_stems(item.value)
     # A negated value that is not stored and has no new value of its kind is just said.
     for v in news:
+        base: list[Item] = []
         if v.kind == KIND_QUANTITY and v.delta:
             wanted_unit = unit_key(v.unit, lang) if v.unit else ""
             base = [s for s in current if s.kind == KIND_QUANTITY and (not wanted_unit or _kind_compatible(s, v, lang))]
@@ -208,10 +247,12 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
             if not base:
                 base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
             absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta]
-            if absolute or not base:
+            if absolute:
                 out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
                 continue
-            target = base[-1]
+        if v.kind == KIND_QUANTITY and v.delta and base:
+            # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
+            target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & statement.frame_keys), base.index(s)))
             n_old, n_delta = number_of(target.value), number_of(v.text)
             if n_old is None or n_delta is None:
                 continue
@@ -230,16 +271,20 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
         candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang)]
         decision: Decision | None = None
         # 1. the old value named in the sentence ("ends 0199, not 0190": its last digits)
-        for o in olds:
-            partial = [s for s in candidates if s.kind == KIND_NUMBER and v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
+        # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
+        stronger = v.weak and any(n is not v and n.kind == v.kind and not n.weak for n in news)
+        for o in ([] if stronger else olds):
+            numbers = [s for s in current if id(s) in stored_ids and s.kind == KIND_NUMBER]  # a code's last digits are a short number
+            partial = [s for s in numbers if v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
             if partial:
                 target = partial[-1]
-                new_item.value = target.value[: len(target.value) - len(o.text)] + v.text
+                tail = re.sub(r"\D", "", _norm(v.text)) if re.search(r"\d$", target.value) else v.text  # 二八 at the end of H31075582 is 28
+                new_item.value = _replace_tail_digits(target.value, tail) if tail.isdigit() else target.value[: len(target.value) - len(o.text)] + v.text
                 new_item.key = target.key
                 decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
                 out.consumed.add(id(o))
                 break
-            hit = [s for s in candidates if (_same_value(s, o.text) or _contains_value(s, o.text)) and (o.kind == v.kind or _kind_compatible(s, v, lang))]
+            hit = [s for s in candidates if (_same_value(s, o.text) or _contains_value(s, o.text) or _same_amount(s, o.text)) and (o.kind == v.kind or _kind_compatible(s, v, lang))]
             if hit:
                 decision = Decision(UPDATE, new_item, hit[-1], f"the sentence names {o.text!r} as replaced")
                 out.consumed.add(id(o))
@@ -248,12 +293,19 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
             continue
-        if decision is None and any(_same_value(s, v.text) or _same_value(s, new_item.value) for s in candidates):
+        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v)]
+        if decision is None and again:
             out.consumed.add(id(v))
-            out.decisions.append(Decision(NOOP, None, next(s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value)), "said again"))
+            out.decisions.append(Decision(NOOP, None, again[0], "said again"))
             continue
         if decision is None and candidates:
-            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned)
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored))
+        if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
+            # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
+            # in the same turn: the new one takes the place of the one named.
+            before = [s for s in (earlier_names or []) if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
+            if before:
+                decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
         if decision is None:
             decision = Decision(ADD, new_item, None, "a new value")
         out.decisions.append(decision)
@@ -265,8 +317,15 @@ def decide_values(statement: Statement, stored: list[Item], turn: int, *, earlie
                 # The new value is about what the old one was about, and what was said now.
                 joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
                 new_item.key = _dedupe_words(joined)[:60]
+            parts = decision.target.value.split()
+            if v.kind == KIND_NAME and len(parts) > 1 and len(v.text.split()) == 1 and any(_spelled_again(v.text, p) for p in parts):
+                # "Kearny" after "Siobhan Kearney": the surname is respelled, the first name stays.
+                new_item.value = " ".join(v.text if _spelled_again(v.text, p) else p for p in parts)
             old_digits, new_digits = re.sub(r"\D", "", decision.target.value), re.sub(r"\D", "", v.text)
-            if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
+            fixed = _fixed_group(decision.target.value, v.text) if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER else None
+            if fixed is not None:
+                new_item.value = fixed  # "the middle bit is 4477": the rest of the code stays
+            elif v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
                 # "the last four digits are 8837": the rest of the number stays.
                 new_item.value = _replace_tail_digits(decision.target.value, new_digits)
             month = re.search(r"\s+of\s+[A-Z][a-z]+$|^[A-Z][a-z]+(?=\s+\d)", decision.target.value)
@@ -298,7 +357,8 @@ def _dedupe_words(text: str) -> str:
 
 
 def _people_like(unit: str) -> bool:
-    return unit.lower().split()[-1] in ("friends", "kids", "children", "colleagues", "people", "guests", "adults") or unit.endswith("人")
+    words = unit.lower().split()
+    return bool(words) and words[-1] in ("friends", "kids", "children", "colleagues", "people", "guests", "adults") or unit.endswith("人")
 
 
 def _contains_value(item: Item, text: str) -> bool:
@@ -326,9 +386,9 @@ def _replace_tail_digits(value: str, tail: str) -> str:
 
 
 def _ends_with(value: str, tail: str) -> bool:
-    digits = re.sub(r"\D", "", value)
-    t = re.sub(r"\D", "", tail)
-    return len(t) >= 2 and len(digits) > len(t) and digits.endswith(t) and value.rstrip().endswith(tail.strip())
+    digits = re.sub(r"\D", "", _norm(value))
+    t = re.sub(r"\D", "", _norm(tail))
+    return len(t) >= 2 and len(digits) > len(t) and digits.endswith(t) and re.sub(r"\D", "", _norm(value.rstrip()[-2 * len(tail):])).endswith(t)
 
 
 def _same_value(item: Item, text: str) -> bool:
@@ -340,24 +400,50 @@ def _same_value(item: Item, text: str) -> bool:
     # "on Oak Street" vs "Oak Street", "at two" vs "two", "the 14th" vs "14th"
     strip = re.compile(r"^(?:at|on|in|from|to|by|for|the|around|until|在|到|早上|上午|中午|下午|晚上|傍晚|凌晨|每)\s*")
     a2, b2 = strip.sub("", strip.sub("", a)), strip.sub("", strip.sub("", b))
-    return a2 == b2 or a2.removesuffix("s") == b2.removesuffix("s")
+    if a2 == b2 or a2.removesuffix("s") == b2.removesuffix("s"):
+        return True
+    if item.kind == KIND_TIME:
+        # "Two's when they clear lunch" names the stored "2 pm": a bare hour is that time.
+        hour = _hour_of(a2)
+        said = b2 if re.fullmatch(r"\d{1,2}", b2) else str(_WORD_NUMBERS.get(b2, ""))
+        return hour is not None and said.isdigit() and hour % 12 == int(said) % 12
+    return False
+
+
+def _hour_of(time: str) -> int | None:
+    """The hour of a time with no minutes ("2 pm", "14:00", "two o'clock"), else None."""
+    m = re.fullmatch(r"(\d{1,2})(?::00)?\s*(?:[ap]\.?m\.?|o'?clock)?", time)
+    if m:
+        return int(m.group(1))
+    m = re.fullmatch(r"([a-z]+)\s*(?:[ap]\.?m\.?|o'?clock)", time)
+    if m and m.group(1) in _WORD_NUMBERS:
+        return _WORD_NUMBERS[m.group(1)]
+    return None
 
 
 def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
-    mentioned: list[Item] | None = None,
+    mentioned: list[Item] | None = None, *, fresh: bool = False,
 ) -> Decision | None:
+    """`fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
+    five frames"): a count of the same unit is then that new thing's, not a correction."""
     # Names are who a value concerns, not what it is about: "Mia needs her book this
     # week" says nothing about Mia's Tuesday piano.
     names: set[str] = set(known_names)
     for o in statement.values:
         if o.kind == KIND_NAME:
             names |= content_stems(o.text)
+    names_in_sentence = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
     said_names: set[str] = set()
     if v.cue or statement.strong_cue or statement.admission or statement.proposal:
         said_names = set(names) - known_names | {n for o in statement.values if o.kind == KIND_NAME for n in content_stems(o.text)}
         names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
-    own = (content_stems(v.context) | content_stems(v.key)) - names
+    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
+    named = [s for s in (mentioned or []) if s in candidates and s.kind == v.kind and (v.kind != KIND_NAME or _titled(s.value) == _titled(v.text))]
+    if (cued or statement.change_cue) and named and not (statement.additive and not statement.change_cue):
+        # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
+        return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
+    own = (content_stems(v.context) | content_stems(v.key)) - names - _KIND_NOUNS  # "her number is ...": "number" says no more than the kind
     frame_keys = statement.frame_keys - names
     scored: list[tuple[int, int, Item]] = []
     for order, s in enumerate(candidates):
@@ -365,19 +451,33 @@ def _by_key(
         # The value's own clause counts most; the rest of the sentence helps ("the train's
         # delayed, arriving 3:25 now": the arrival is the train's).
         overlap = 2 * len(keys & own) + len(keys & said_names)
+        if keys and not keys - known_names - names_in_sentence:
+            # A value stored only under a person's name ("Ella's at 8:15"): the person named again is its key.
+            overlap += 2 * len(keys & (names_in_sentence | statement.frame_keys))
         if statement.change_cue or not own:
             overlap += len(keys & (frame_keys - own))
+        if v.kind == KIND_NAME and not (cued or statement.change_cue) and not (v.key and content_stems(v.key) & keys):
+            overlap = 0  # "He rides a pony called Bramble": words shared with Kit's sentence do not make Bramble replace Kit
         if v.qualifiers and all(q.lower() in (s.key + " " + s.value).lower() for q in v.qualifiers):
             overlap += 3  # said for the same day ("Friday: 7:40" after "Friday ... 7:50")
-        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue):
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and not _titled(s.value) and any(_titled(c.value) for c in candidates if c.kind == KIND_NAME):
+            continue  # "Mr. Osei is covering Kofi": a teacher replaces a teacher, never the child or "her brother"
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _titled(v.text) and _titled(s.value) and (v.cue or statement.strong_cue or statement.change_cue):
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
-            overlap += 3  # "the name's spelt Garreth": the same name, spelled right
-        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(s.value, v.text):
-            overlap += 2  # "WM-7240" after "WM-7420": the same code read again
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY:
-            overlap += 2  # same unit: the same count ("so eight people now")
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(_norm(s.value), _norm(v.text)):
+            overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
+            overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
+        if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text):
+            overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
+            overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh:
+            overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
+        if lang == "zh" and not (statement.change_cue or v.cue) and _zh_sibling_text(statement.text, s.key):
+            overlap = 0  # "无铅的用三百六十度" after "有铅焊锡用三百二十度": another thing of the same sort
         scored.append((overlap, order, s))
     best = max(scored, key=lambda x: (x[0], x[1]))
     overlap, _, target = best
@@ -393,18 +493,28 @@ def _by_key(
     # "Seven, then.": the sentence is only the value (a count with its own noun is not bare;
     # "me, Carlos and our daughter Rosa" is a list, not a restatement).
     news = [o for o in statement.values if not o.negated]
+    # "回程的票改签了，晚一天，二十号去接": the only new date of a sentence of change is the changed one.
+    cued = cued or (
+        sum(1 for o in news if o.kind == v.kind) == 1 and v.kind in (KIND_TIME, KIND_DATE) and has_change_cue(statement.text[: v.start], lang)
+    )  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
-    cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
     named = [s for s in (mentioned or []) if s in candidates]
     if cued and not adds and named:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
-        latest = max(candidates, key=lambda s: (s.turn, candidates.index(s)))
+        people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
+        same_kind = [s for s in candidates if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
+        same_kind = [s for s in same_kind if _shape(s.value) == _shape(v.text)] or same_kind  # "call it 80.9": the decimal, 81.6
+        latest = max(people or same_kind or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
+    same = [s for s in candidates if s.kind == v.kind and v.kind in (KIND_TIME, KIND_NUMBER, KIND_QUANTITY, KIND_ITEM)]  # a day said with a reason is often the reason
+    reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
+    if reason and not adds and len(same) == 1 and sum(1 for o in news if o.kind == v.kind) == 1 and not v.qualifiers:
+        return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")
     return None
 
 
@@ -421,13 +531,122 @@ def _same_shape(a: str, b: str) -> bool:
     return sum(x != y for x, y in zip(sa, sb)) <= max(2, len(sa) // 3) and sorted(sa) == sorted(sb) or sum(x != y for x, y in zip(sa, sb)) <= 1
 
 
+def _part_of_name(item: Item, v: Value) -> bool:
+    """"Quennell." spelled out after "Arlo Quennell": a part of a stored name said again."""
+    return item.kind == v.kind == KIND_NAME and " " in item.value and v.text.lower() in item.value.lower().split()
+
+
+def _same_amount(item: Item, text: str) -> bool:
+    """"五十八一个月有点贵" names the stored "五十八块": the same amount, said with other words."""
+    if item.kind not in (KIND_NUMBER, KIND_QUANTITY):
+        return False
+    a, b = number_of(item.value), number_of(text)
+    return a is not None and a == b and a >= 10  # small counts recur too often to name one
+
+
+def _shape(text: str) -> str:
+    """A decimal, a code or a plain count: "81.6" is read against "80.9", not against "66"."""
+    t = _norm(text)
+    if re.fullmatch(r"\d+\.\d+", t):
+        return "decimal"
+    return "code" if _is_code(text) else "count"
+
+
+def _fresh_subject(statement: Statement, stored: list[Item]) -> bool:
+    """The sentence opens on a thing never mentioned before: a new labelled number ("Hive two"
+    after "Hive one") or, in Chinese, a first noun no stored item says (报价单 beside 投标书)."""
+    said = " ".join(i.value + " " + i.key for i in stored).lower()
+    for o in statement.values:
+        if o.kind == KIND_NUMBER and re.match(r"[A-Za-z]+ (?:\d+|[a-z]+)$", o.text) and o.text.lower() not in said and not o.negated:
+            if any(o.text.split()[0].lower() in (i.value + " " + i.key).lower() for i in stored):
+                return True  # "Hive two" beside a stored "hive one"
+    return False
+
+
+_ORDER_CHARS = "一二三四五六七八九十大小"
+_ZH_NOT_A_HEAD = "的了是在有和与跟就都也还要我你他她它这那个"
+
+
+def _zh_sibling_text(said: str, key: str) -> bool:
+    """The sentence names a sibling of what the stored key names: 无铅 beside 有铅, 老二 beside
+    老大, 二等奖 beside 一等奖 (one character apart in the same place of a short word)."""
+    def windows(text: str) -> set[str]:
+        runs = re.findall(r"[\u3400-\u9fff]+", text)
+        return {r[i:i + 2] for r in runs for i in range(len(r) - 1)}
+
+    new, old = windows(said), windows(key)
+    for a in new - old:
+        for b in old - new:
+            if a[1] == b[1] and a[0] != b[0] and a[1] not in _ZH_NOT_A_HEAD and a[0] in _ORDER_CHARS + "有无单双全半" and b[0] in _ORDER_CHARS + "有无单双全半":
+                return True  # 无铅/有铅, 二等/一等, 大宝/二宝
+            if a[0] == b[0] and a[0] not in _ZH_NOT_A_HEAD and a[1] in _ORDER_CHARS and b[1] in _ORDER_CHARS:
+                return True  # 老大/老二
+    return False
+
+
+def _siblings(a: set[str], b: set[str]) -> bool:
+    """Two keys naming different things of one kind: 一等奖 and 二等奖 (a shared head, another first part)."""
+    for x in a - b:
+        for y in b - a:
+            if len(x) == len(y) >= 2 and re.match(r"[\u3400-\u9fff]", x) and x[1:] == y[1:] and x[0] != y[0]:
+                return True
+            if len(x) == len(y) == 2 and x[0] == y[0] and x[1] != y[1] and x[1] in _ORDER_CHARS and y[1] in _ORDER_CHARS:
+                return True  # 老大 and 老二
+    return False
+
+
+def _fixed_group(old: str, new: str) -> str | None:
+    """`old` with one of its digit groups replaced by `new`, when `new` is that group read
+    again with a digit or two changed or swapped ("BX-4471-T" + "4477" -> "BX-4477-T")."""
+    digits = re.sub(r"\D", "", _norm(new))
+    if len(digits) < 3 or digits != re.sub(r"[\s-]", "", _norm(new)) or digits in re.sub(r"\D", "", old):
+        return None
+    for m in re.finditer(r"\d+", old):
+        group = m.group(0)
+        if m.start() == 0 and m.end() == len(old):
+            return None  # the whole value: an ordinary replacement, not a part
+        if len(group) == len(digits) and (sorted(group) == sorted(digits) or sum(a != b for a, b in zip(group, digits)) <= max(1, len(group) // 3)):
+            return old[: m.start()] + digits + old[m.end():]
+    return None
+
+
+def _digits_swapped(a: str, b: str) -> bool:
+    da, db = re.sub(r"\D", "", _norm(a)), re.sub(r"\D", "", _norm(b))
+    return len(da) >= 3 and da != db and sorted(da) == sorted(db)
+
+
+def _respelled(new: str, old: str, lang: str) -> bool:
+    """The same name spelled again: one or two letters apart (also one part of a full name), or
+    in Chinese the same sound written with another character (陈墨 for 陈默)."""
+    if lang == "zh" or re.search(r"[\u4e00-\u9fff]", new):
+        if len(new) != len(old) or new == old or new[0] != old[0]:
+            return False
+        from pypinyin import lazy_pinyin  # type: ignore[import-not-found,import-untyped]
+
+        return bool(lazy_pinyin(new) == lazy_pinyin(old))
+    return any(_spelled_again(new, part) for part in [old, *old.split()]) or any(_spelled_again(part, old) for part in new.split())
+
+
+def _label(text: str) -> str:
+    """What a number is said with: "£" of "£18", "year" of "Year 5", "%" of "20%" ("" for a bare number or a code)."""
+    if re.search(r"[A-Za-z]\d|\d[A-Za-z]", text):
+        return ""
+    if re.search(r"[\u3400-\u9fff]", text):
+        return re.sub(r"[\dA-Za-z.,\s零〇一二两三四五六七八九十百千万]+", "", text)  # "B座" and "C座": 座
+    label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|and|a|point)\b", " ", text.lower()).strip()
+    label = " ".join(label.split())
+    return "" if len(label) == 1 and label.isalpha() else label
+
+
 def _titled(name: str) -> bool:
     return re.match(r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach)\b", name) is not None or re.search(r"(?:老师|医生|大夫|教练|师傅|经理)$", name) is not None
 
 
 def _is_code(text: str) -> bool:
     """An ID rather than an amount: letters in it, or three digits and more."""
-    return re.search(r"[A-Za-z]", text) is not None or len(re.sub(r"\D", "", text)) >= 3
+    if re.search(r"乘|×|\*|\bby\b|\bover\b|\d\s*x\s*\d", text):
+        return False  # "300乘600", "50 by 70": a size, not an ID
+    return re.search(r"[A-Za-z]", text) is not None or len(re.sub(r"\D", "", _norm(text))) >= 3 or re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()) is not None
 
 
 def _spelled_again(a: str, b: str) -> bool:

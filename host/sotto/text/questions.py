@@ -18,7 +18,8 @@ noun phrase ("and the address again").
 Chinese: a final 吗 or 来着; a final 呢 after a question word or a noun phrase; a final 吧
 after a guess with 是 or a tag (对吧); A-not-A (是不是, 到了没有) and A还是B; a question word
 (几, 什么, 哪, 多少, 谁, 怎么, 为什么) unless it is an indefinite (什么都, 哪天都行, 没什么,
-好几个, 这几天, 有几个 ...) or sits inside "I don't know ..." (不知道他几点到).
+好几个, 这几天, 撑不了几天, 有几个 ...) or sits inside "I don't know ..." (不知道他几点到). A
+sentence written with a full stop asks only by a final particle or a question word.
 
 Requests and proposals (could we move it to eight, 改成七点吧) are statements here too;
 the memory reader (memory/statements.py) decides about requests to tell, and about
@@ -134,7 +135,7 @@ _ZH_WH = re.compile(r"为什么|什么时候|什么|怎么|哪里|哪儿|哪|多
 _ZH_INDEFINITE = re.compile(
     r"(?:什么|哪\w{0,2}|谁|多少|怎么样?|几\w{0,2})(?:都|也)"  # 什么都不想吃, 随便哪天都行, 谁都可以
     r"|(?:没|没有|不)什么"  # 没什么事了
-    r"|(?:好|这|那|前|后|过)几"  # 好几个, 这几天
+    r"|(?:好|这|那|前|后|过|不了|没有?)几"  # 好几个, 这几天; negated: 撑不了几天, 没几个人
     r"|有几个\w+[^吗呢？?]{2,}$"  # 有几个问题我明天再说
     r"|[请买要带吃喝写问订]几[个位只本张]"  # 请几个朋友
 )
@@ -144,6 +145,9 @@ _ZH_DISCOURSE = re.compile(r"^(?:嗯|呃|哦|啊|那个|这个|就是|好|好的
 
 
 def _zh_asks(sentence: str) -> bool:
+    # A full stop marks a statement: then only a final particle or a question word can ask
+    # ("学费一千八，对吧。" and "还是周六去吧，人少。" were written as statements).
+    full_stop = sentence.rstrip().endswith(("。", "！", ".", "!"))
     s = re.sub(r"[\s，,。.！!]+", "", sentence)
     if not s:
         return False
@@ -158,6 +162,8 @@ def _zh_asks(sentence: str) -> bool:
     if s.endswith("呢"):
         # "我的航班呢" (where is it?), "他几点到呢"; not "还早呢" (it is still early).
         return asks_with_wh or _ZH_DISCOURSE.sub("", s[:-1]).startswith(("我的", "你的", "他的", "她的", "那", "这"))
+    if full_stop:
+        return asks_with_wh
     if s.endswith("吧"):
         # A guess to confirm ("提醒是明天吧", "三点对吧"); not a suggestion ("改成七点吧", "我们走吧").
         body = _ZH_DISCOURSE.sub("", s[:-1])

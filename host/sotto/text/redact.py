@@ -18,6 +18,7 @@ TEXT_KEYS = frozenset(
         "user", "reply", "final_transcript", "spoken_prefix", "text", "words", "asr_text", "transcript",
         "partial", "preview", "raw", "old", "new", "heard", "entity", "reply_rejected", "rejected",
         "prior_side_effects", "actions", "action", "failures",
+        "value", "asked", "corrected_to",  # a confirmation: the value asked back and its correction
     }
 )
 

@@ -271,6 +271,7 @@ class VoiceSession:
             record=TurnRecord(transcript.turn_id, text),
             chunk_ms=self.config.speaker_chunk_ms,
             on_first_audio=lambda: self.phases.move(Phase.SPEAKING),
+            heard=transcript.words,
         )
         self.outcomes[transcript.turn_id] = reply.outcome
         self._reply = reply
@@ -281,7 +282,7 @@ class VoiceSession:
 
     async def _speak(self, reply: SpeakerReply) -> None:
         request = TurnRequest(self.session_id, reply.record.user, reply.final_t, turn_id=reply.turn_id, lang=self.lang,
-                              prior_side_effects=self.conversation.take_side_effects())
+                              prior_side_effects=self.conversation.take_side_effects(), heard=reply.heard)
         try:
             await self.runner.run(request, reply, reply.control, budgets=self.config.budgets, outcome=reply.outcome,
                                   on_degrade=lambda action, data: self._record_degrade(reply, action, data))

@@ -17,6 +17,7 @@ import numpy as np
 from sotto.agent.actions import RequestedAction
 from sotto.audio.resample import resample_pcm16
 from sotto.clock import Clock
+from sotto.engines.base import WordConfidence
 from sotto.errors import SottoError
 from sotto.link.events import BoardPort, PlaybackReport, PlaybackState
 from sotto.voice import events as ev
@@ -49,6 +50,7 @@ class SpeakerReply:
     drained: asyncio.Event = field(default_factory=asyncio.Event)
     stopped: asyncio.Future[PlaybackReport] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     running_action: str | None = None  # the board action in flight, if any
+    heard: tuple[WordConfidence, ...] = ()  # the final's words with their confidences, for the agent
     cancelling: bool = False
     finished: bool = False
 

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from sotto.agent import Turn, TurnResult
 from sotto.agent.actions import RequestedAction
+from sotto.engines.base import WordConfidence
 
 ANSWER = "answer"
 ACKNOWLEDGEMENT = "acknowledgement"
@@ -60,6 +61,8 @@ class TurnRequest:
     lang: str | None = None
     # Side effects that already ran in interrupted turns; the agent notes and says them.
     prior_side_effects: tuple[str, ...] = ()
+    # The final transcript's words with their confidences (a voice turn; typed text: none).
+    heard: tuple[WordConfidence, ...] = ()
 
 
 @dataclass(frozen=True)

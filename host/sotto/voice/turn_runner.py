@@ -28,7 +28,7 @@ from typing import Any, Callable, Protocol, Sequence, Union
 from sotto.agent import Turn, TurnResult
 from sotto.agent.actions import RequestedAction
 from sotto.clock import MONOTONIC, Clock
-from sotto.engines.base import SpeechSynthesizer
+from sotto.engines.base import SpeechSynthesizer, WordConfidence
 from sotto.errors import SottoError
 from sotto.memory.state import SessionState
 from sotto.voice.action_lane import ActionLane
@@ -54,7 +54,7 @@ class AgentLike(Protocol):
     """What the turn engine needs of the agent (sotto.agent.Agent; fakes in tests)."""
 
     def start_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None,
-                   prior_side_effects: Sequence[str] = ()) -> Turn: ...
+                   prior_side_effects: Sequence[str] = (), heard: Sequence[WordConfidence] = ()) -> Turn: ...
 
     def open_session(self, session_id: str, *, profile: str | None = None) -> SessionState: ...
 
@@ -283,7 +283,7 @@ class TurnRunner:
         post(_Started(started))
         try:
             turn = agent.start_turn(request.session_id, request.words, turn=request.turn_id, lang=request.lang,
-                                    prior_side_effects=request.prior_side_effects)
+                                    prior_side_effects=request.prior_side_effects, heard=request.heard)
         except BaseException as exc:
             post(exc)
             raise
