@@ -81,16 +81,20 @@ def test_demo_speaks_the_script_with_a_barge_in_and_reports_each_turn(home: Path
     assert len(seen) == 3 and any("Maya" in c for c in seen[0]["_changes"])
 
 
+def talk_over_options(home: Path) -> DemoOptions:
+    """A two-turn script whose first reply is talked over 900 ms into its playback."""
+    path = home / "talk-over.json"
+    path.write_text(json.dumps({"name": "talk over", "lang": "en", "turns": [
+        {"user": "Tell me all about growing basil indoors please.", "barge_in_after_ms": 900},
+        {"user": "Sorry, the reminder is at 7 pm."}]}), encoding="utf-8")
+    return DemoOptions(script=str(path), database=home / "demo.db", trace_folder=home,
+                       echo_gain=0.0, think_s=0.1, turn_timeout_s=30.0, replay_transcripts=True)
+
+
 def test_a_reply_shorter_than_the_scripted_point_is_still_talked_over(home: Path) -> None:
     # The reply (5 words, 0.75 s of audio) ends before 900 ms into its playback: the user's
     # talk-over is pulled in, timed from the board's first speaker frame, and a barge-in is measured.
-    path = home / "short-reply.json"
-    path.write_text(json.dumps({"name": "short reply", "lang": "en", "turns": [
-        {"user": "Tell me all about growing basil indoors please.", "barge_in_after_ms": 900},
-        {"user": "Sorry, the reminder is at 7 pm."}]}), encoding="utf-8")
-    options = DemoOptions(script=str(path), database=home / "demo.db", trace_folder=home,
-                          echo_gain=0.0, think_s=0.1, turn_timeout_s=30.0, replay_transcripts=True)
-    result, _ = run(options, reply="Basil likes sun and water.")
+    result, _ = run(talk_over_options(home), reply="Basil likes sun and water.")
     talked_over = result.turns[0]
     assert talked_over["interrupted"] and talked_over["barge_in_ms"] is not None
     (timing,) = result.details["talk_over"]
@@ -99,14 +103,8 @@ def test_a_reply_shorter_than_the_scripted_point_is_still_talked_over(home: Path
 
 
 def test_a_reply_too_short_to_talk_over_is_said_so(home: Path) -> None:
-    path = home / "tiny-reply.json"
-    path.write_text(json.dumps({"name": "tiny reply", "lang": "en", "turns": [
-        {"user": "Tell me all about growing basil indoors please.", "barge_in_after_ms": 900},
-        {"user": "Sorry, the reminder is at 7 pm."}]}), encoding="utf-8")
-    options = DemoOptions(script=str(path), database=home / "demo.db", trace_folder=home,
-                          echo_gain=0.0, think_s=0.1, turn_timeout_s=30.0, replay_transcripts=True)
     statuses: list[dict[str, Any]] = []
-    result, _ = run(options, reply="Basil.", statuses=statuses)  # 0.15 s of audio: nothing can be heard over it
+    result, _ = run(talk_over_options(home), reply="Basil.", statuses=statuses)  # 0.15 s of audio: nothing can be heard over it
     assert not result.turns[0]["interrupted"] and len(result.turns) == 2
     (note,) = [s for s in statuses if s.get("step") == "no barge-in"]
     assert note["turn"] == 1 and "ended before the scripted interruption" in note["reason"]
