@@ -247,3 +247,12 @@ def test_the_reader_never_fails_on_recognised_word_salad() -> None:
             result = extract(said, state, lang=lang, turn=turn)
             assert result.state is not None
             state = result.state
+
+
+def test_recognised_words_without_capitals_still_carry_names() -> None:
+    """A recogniser writes no capitals; a name is known by the words that introduce it."""
+    state = say("i need to pick up mr osei from the station at five", "my name is dana kowal")
+    names = [i.value for i in items(state) if i.kind == "name"] + state.user_profile.names
+    assert any("osei" in n.lower() for n in names), state.memory_text()
+    typed = say("Pick up the white box.")
+    assert not [i for i in items(typed) if i.kind == "name"], typed.memory_text()

@@ -402,6 +402,17 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         inner = "q" if m.group("q") is not None else "q2"
         if m.group(inner) is not None:
             add(m.start(inner), m.end(inner), KIND_NAME)  # 'write "Happy 80th" on it': verbatim, nothing inside is a value
+    if text == text.lower():
+        # Recognised words come without capitals: a name is known here only by the words
+        # that introduce one ("mr white", "my name is carl", "his teacher is ms park").
+        for m in re.finditer(r"\b(?:mr|mrs|ms|miss|dr|doctor|coach)\.? (?P<n>[a-z][a-z'-]{1,15})\b|\b(?:my name is|call me|called|named) (?P<m>[a-z][a-z'-]{1,15}(?: [a-z][a-z'-]{2,15})?)\b", text):
+            group = "n" if m.group("n") else "m"
+            words = m.group(group).split()
+            while words and (words[-1] in EN_STOPWORDS or words[-1] in L.EN_EMPTY_WORDS or words[-1] in ("and", "from", "at", "on")):
+                words.pop()
+            if words and words[0] not in EN_STOPWORDS and words[0] not in L.EN_EMPTY_WORDS:
+                start = m.start() if group == "n" else m.start("m")
+                add(start, m.start(group) + len(" ".join(words)), KIND_NAME)
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_CHOICE.finditer(text):
