@@ -260,6 +260,7 @@ class FakeAgent:
     opened: list[tuple[str, str | None]] = field(default_factory=list)
     ended: list[str] = field(default_factory=list)
     heard: list[tuple[Any, ...]] = field(default_factory=list)  # each turn's word confidences, as given
+    withdrawn: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # actions the memory was told were not sent
     sleep: Callable[[float, threading.Event], None] = _wall_sleep
 
     def start_turn(self, session_id: str, words: str, *, turn: int | None = None, lang: str | None = None,
@@ -281,6 +282,9 @@ class FakeAgent:
     def end_session(self, session_id: str) -> list[str]:
         self.ended.append(session_id)
         return []
+
+    def withdraw_actions(self, session_id: str, descriptions: Sequence[str]) -> None:
+        self.withdrawn.append((session_id, tuple(descriptions)))
 
     def state(self, session_id: str) -> SessionState:
         return SessionState(session_id=session_id)

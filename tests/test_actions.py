@@ -77,6 +77,19 @@ def test_agent_records_actions_in_the_state_diff_and_confirms(store: Store) -> N
     assert [f.value for f in store.latest("s").state.facts].count("volume set to 40") == 1  # type: ignore[union-attr]
 
 
+def test_an_action_never_sent_leaves_the_memory(store: Store) -> None:
+    agent = Agent(FakeLanguageModel(), store, config=AgentConfig(model_update="off", reply_mode="composed"))
+    agent.run_turn("s", "Book a table for two at seven.")
+    result = agent.run_turn("s", "Set the volume to 30.")
+    assert "volume set to 30" in [f.value for f in result.state.facts]
+    agent.withdraw_actions("s", ["volume set to 30"])  # the turn was cancelled before the board got it
+    latest = store.latest("s")
+    assert latest is not None
+    assert "volume set to 30" not in [f.value for f in latest.state.facts]
+    assert "7" in latest.state.memory_text() or "seven" in latest.state.memory_text()  # nothing else goes
+    assert latest.note == "board actions not sent"
+
+
 def test_prior_side_effects_are_mentioned_and_noted(store: Store) -> None:
     agent = Agent(FakeLanguageModel(), store, config=AgentConfig(model_update="off", reply_mode="composed"))
     result = agent.run_turn("s", "Remind me to call Ana.", prior_side_effects=("light turned on",))

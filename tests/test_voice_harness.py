@@ -460,3 +460,5 @@ def test_a_barge_in_before_the_decision_sends_nothing_and_says_why(tmp_path: Pat
     (event,) = session.trace.of_type(ev.ACTION)
     assert event.data["status"] == "not_sent" and event.data["reason"] == "interrupted: button"
     assert agent.turns[1].prior_side_effects == ()
+    # The memory is told: it must not keep "lamp on" for a lamp the board never heard of.
+    assert [w[1] for w in agent.withdrawn] == [("lamp on",)]

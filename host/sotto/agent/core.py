@@ -210,6 +210,23 @@ class Agent:
             self.store.append_trace(session_id, {"type": "profile_promoted", "profiles": written})
         return written
 
+    def withdraw_actions(self, session_id: str, descriptions: Sequence[str]) -> None:
+        """Board actions the turn decided but never sent (it was cancelled first) leave the
+        memory, which must not say the lamp is on when the board never heard of it."""
+        if not descriptions:
+            return
+        with self._model_lock:
+            latest = self.store.latest(session_id)
+            if latest is None:
+                return
+            before = latest.state
+            after = before.copy()
+            after.facts = [f for f in after.facts if f.value not in descriptions]
+            changes = diff_states(before, after)
+            if changes:
+                after.touch()
+                self.store.commit(after, turn=latest.turn, source="rules", changes=changes, note="board actions not sent")
+
     def end_session(self, session_id: str) -> list[str]:
         """At session end: promote the stable items to the long-term profile."""
         with self._model_lock:

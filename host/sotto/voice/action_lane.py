@@ -22,7 +22,7 @@ to each decided action: done, failed, cancelled or not sent.
 from __future__ import annotations
 
 import asyncio
-from typing import Sequence
+from typing import Callable, Sequence
 
 from sotto.agent.actions import RequestedAction
 from sotto.voice.reply_types import ReplyOutput
@@ -32,8 +32,10 @@ class ActionLane:
     """Create on the event loop, hand `decide` / `undecided` to the worker (thread-safely),
     `start()`, and at the end either `finished()` or, on cancellation, `stop(reason)`."""
 
-    def __init__(self, output: ReplyOutput) -> None:
+    def __init__(self, output: ReplyOutput, *, on_not_sent: Callable[[list[RequestedAction]], None] | None = None) -> None:
+        """`on_not_sent`: told the decided actions that were never sent (the memory withdraws them)."""
         self.output = output
+        self._on_not_sent = on_not_sent
         self._decision: asyncio.Future[list[RequestedAction]] = asyncio.get_running_loop().create_future()
         self._task: asyncio.Task[None] | None = None
         self._started = 0  # actions handed to the output so far (done, failed or cancelled there)
@@ -83,7 +85,10 @@ class ActionLane:
 
     def _report_unsent(self) -> None:
         actions = self._decision.result()
-        for action in actions[self._started:]:
+        unsent = actions[self._started:]
+        for action in unsent:
             self.not_sent.append((action, self._stop_reason or "cancelled"))
             self.output.action_not_sent(action, self._stop_reason or "cancelled")
         self._started = len(actions)
+        if unsent and self._on_not_sent is not None:
+            self._on_not_sent(list(unsent))

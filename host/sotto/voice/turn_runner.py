@@ -60,6 +60,8 @@ class AgentLike(Protocol):
 
     def end_session(self, session_id: str) -> list[str]: ...
 
+    def withdraw_actions(self, session_id: str, descriptions: Sequence[str]) -> None: ...
+
     def state(self, session_id: str) -> SessionState: ...
 
 
@@ -191,7 +193,7 @@ class TurnRunner:
         phrases = await self.phrases(output.sample_rate)
         items: asyncio.Queue[_WorkerItem] = asyncio.Queue()
         speech_ready = threading.Event()  # the producer has synthesised every sentence (or stopped)
-        lane = ActionLane(output)
+        lane = ActionLane(output, on_not_sent=lambda unsent: self._withdraw(request.session_id, unsent))
         job = await self._submit(request, control, items, outcome, speech_ready, _threadsafe(lane.decide),
                                  from_memory=ladder.answer_from_memory())
         lane.start()
@@ -222,6 +224,12 @@ class TurnRunner:
             await lane.stop(control.cancel_reason or CANCELLED_REASON)
             raise
         return outcome
+
+    def _withdraw(self, session_id: str, unsent: Sequence[RequestedAction]) -> None:
+        """Decided actions that never reached the board leave the memory. Queued on the
+        session's model worker, so the next turn of the session sees the memory without them."""
+        descriptions = [action.description for action in unsent]
+        self.model_worker.submit(session_id, lambda: self.agent.withdraw_actions(session_id, descriptions))
 
     async def _submit(self, request: TurnRequest, control: ReplyControl, items: "asyncio.Queue[_WorkerItem]",
                       outcome: ReplyOutcome, speech_ready: threading.Event,
