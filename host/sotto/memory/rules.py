@@ -259,6 +259,13 @@ class _Working:
         s.current_task = replace_everywhere(s.current_task, old, new)
         p.names = [replace_everywhere(n, old, new) for n in p.names]
 
+    def replace_words(self, old: str, new: str, keep: Item | None = None) -> None:
+        """`old` replaced by `new` wherever it was said (but in `keep`, the new item itself),
+        recorded as a correction: the old words are retired for the rest of the turn."""
+        self.propagate(old, new, keep)
+        self.result.corrections.append(Replacement(old=old, new=new))
+        self.result.retired.append(old)
+
     def remove(self, doomed: list[Item]) -> None:
         ids = {id(i) for i in doomed}
         s = self.state
@@ -284,11 +291,8 @@ class _Working:
                 self.state.facts.append(d.item)
                 self.result.added.append(d.item)
             elif d.op == UPDATE and d.item is not None and d.target is not None:
-                old_value = d.target.value
                 self.replace_item(d.target, d.item)
-                self.propagate(old_value, d.item.value, d.item)
-                self.result.corrections.append(Replacement(old=old_value, new=d.item.value))
-                self.result.retired.append(old_value)
+                self.replace_words(d.target.value, d.item.value, d.item)
                 self.result.added.append(d.item)
                 replaced = True
         return replaced
@@ -442,6 +446,15 @@ def _zh_topic_swap(text: str, state: SessionState) -> tuple[str, str] | None:
     return None
 
 
+def _without_clause(text: str, what: str, lang: str) -> str | None:
+    """`text` without the clauses that name `what`; None when no clause, or every clause, does."""
+    clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", text) if c.strip(" ，,;；")]
+    kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
+    if not kept or len(kept) == len(clauses):
+        return None
+    return ("".join(kept) if lang == "zh" else " ".join(kept)).strip(" ，,;；")
+
+
 def _without(key: str, what: str, lang: str) -> str:
     """The key without the words of a retracted thing."""
     if lang == "zh":
@@ -466,10 +479,8 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[int, Item]], repe
             continue
         new = news[0]
         w.remove([old])
-        w.propagate(old.value, new.value, new)
+        w.replace_words(old.value, new.value, new)
         w.result.decisions.append(Decision(UPDATE, new, old, "a new value in one sentence, the stored one named in another"))
-        w.result.corrections.append(Replacement(old=old.value, new=new.value))
-        w.result.retired.append(old.value)
 
 
 _EN_LINK = {"the", "a", "an", "on", "for", "with", "as", "in", "of", "to", "my", "her", "his", "their", "our", "some"}
@@ -524,6 +535,36 @@ def _anchored_swap(text: str, state: SessionState, lang: str) -> tuple[str, str]
             if re.search(rf"\b{re.escape(new)}\b", note, re.I):
                 continue
             return old, new.lower() if old[:1].islower() else new
+    return None
+
+
+def _words_replaced(st: Statement, sentence: str, before: str, state: SessionState, lang: str, *, plain: bool) -> tuple[str, str] | None:
+    """(old, new) words of a note this sentence changes, by the first mechanism that finds one:
+    the same noun with another modifier, a word said again with another thing beside it, a
+    Chinese topic with a new choice, a person's thing, then the explicit forms."""
+    cued = st.change_cue or st.admission or st.strong_cue
+    graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
+    if cued or graded or plain:
+        swap = _head_swap(st, state, lang)
+        if swap is not None:
+            return swap
+    if (plain or st.change_cue or st.strong_cue) and not st.additive:
+        swap = _anchored_swap(st.text, state, lang)
+        if swap is not None:
+            return swap
+    if lang == "zh" and plain:
+        swap = _zh_topic_swap(st.text, state)
+        if swap is not None:
+            return swap
+    if lang == "en" and cued:
+        said = f"{before} {st.text}"
+        anchors = [i.value for i in _typed(state.all_items()) if i.kind == "name" and re.search(rf"(?<![A-Za-z]){re.escape(i.value)}(?![A-Za-z])", said)]
+        swap = _object_swap(st.text, anchors, state) if anchors else None
+        if swap is not None:
+            return swap
+    for old, new, found in _find_corrections(sentence, state, lang):
+        if found and norm_key(old) != norm_key(new):
+            return old, new
     return None
 
 
@@ -605,21 +646,16 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
                 # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
-                clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", item.value) if c.strip(" ，,;；")]
-                kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
-                if kept and len(kept) < len(clauses):
-                    rest = "".join(kept).strip(" ，,;；") if lang == "zh" else " ".join(kept).strip(" ,;")
+                rest = _without_clause(item.value, what, lang)
+                if rest is not None:
                     w.replace_item(item, Item(key=_key_of(rest, lang), value=rest, kind=KIND_NOTE, turn=item.turn))
                     doomed = [d for d in doomed if d is not item]
                     result.decisions.append(Decision(UPDATE, None, item, "retracted in part"))
                     retracted_part = True
-            task = w.state.current_task
-            if task and content_stems(what) & content_stems(task):
-                clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", task) if c.strip(" ，,;；")]
-                kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
-                if kept and len(kept) < len(clauses):
-                    w.state.current_task = ("".join(kept) if lang == "zh" else " ".join(kept)).strip(" ，,;；")
-                    retracted_part = True
+            rest = _without_clause(w.state.current_task, what, lang)
+            if rest is not None:
+                w.state.current_task = rest
+                retracted_part = True
             if retracted_part or doomed:
                 # What was retracted no longer describes the other items either.
                 for item in w.stored():
@@ -658,43 +694,11 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
         plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."
-        graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
-        if not replaced and (st.change_cue or st.admission or st.strong_cue or graded or plain):
-            swap = _head_swap(st, w.state, lang)
-            if swap is not None:
-                w.propagate(swap[0], swap[1], None)
-                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
-                result.retired.append(swap[0])
-                replaced = True
-        if not replaced and (plain or st.change_cue or st.strong_cue) and not st.additive:
-            swap = _anchored_swap(st.text, w.state, lang)
-            if swap is not None:
-                w.propagate(swap[0], swap[1], None)
-                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
-                result.retired.append(swap[0])
-                replaced = True
-        if not replaced and lang == "zh" and plain:
-            swap = _zh_topic_swap(st.text, w.state)
-            if swap is not None:
-                w.propagate(swap[0], swap[1], None)
-                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
-                result.retired.append(swap[0])
-                replaced = True
-        if not replaced and lang == "en" and (st.change_cue or st.admission or st.strong_cue):
-            anchors = [i.value for i in _typed(w.stored()) if i.kind == "name" and re.search(rf"(?<![A-Za-z]){re.escape(i.value)}(?![A-Za-z])", f"{before} {st.text}")]
-            swap = _object_swap(st.text, anchors, w.state) if anchors else None
-            if swap is not None:
-                w.propagate(swap[0], swap[1], None)
-                result.corrections.append(Replacement(old=swap[0], new=swap[1]))
-                result.retired.append(swap[0])
-                replaced = True
         if not replaced:
-            for old, new, found in _find_corrections(sentence, w.state, lang):
-                if found and norm_key(old) != norm_key(new):
-                    w.propagate(old, new, None)
-                    result.corrections.append(Replacement(old=old, new=new))
-                    result.retired.append(old)
-                    replaced = True
+            swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
+            if swap is not None:
+                w.replace_words(*swap)
+                replaced = True
         if reminder:
             step = _reminder_step(L.strip_zh_discourse(body) if lang == "zh" else body, reminder, lang)
             item = Item(key=_key_of(step, lang), value=step, kind=KIND_NOTE, turn=turn)
