@@ -22,7 +22,6 @@ from typing import Callable, Iterator
 
 from sotto.engines.base import LanguageModel
 from sotto.errors import ModelError
-from sotto.knowledge.base import KnowledgeBase
 from sotto.agent.compose import compose_reply
 from sotto.agent.reference import Reference
 from sotto.agent.router import (

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-import numpy as np
 
 from sotto import paths
 from sotto.engines.base import AudioChunk, Transcript, WordConfidence, mean_confidence

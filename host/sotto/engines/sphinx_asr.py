@@ -33,7 +33,6 @@ from typing import Any, Sequence
 
 from sotto.engines.base import Transcript, WordConfidence, mean_confidence
 from sotto.engines.endpoint import TrailingSilence, TurnStream
-from sotto.models.embedded import SPHINX_LANG_MODELS as LANG_MODELS
 from sotto.models.embedded import sphinx_model_folder as model_folder
 from sotto.errors import ModelLoadFailed, ModelNotFound
 

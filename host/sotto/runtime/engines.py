@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import sotto  # noqa: F401  (offline environment before any engine import)
 from sotto.engines.base import LanguageModel, Recognizer, SpeechSynthesizer
 from sotto.engines.config import EngineConfig, RecognizerFactory
-from sotto.errors import ConfigError, ModelNotFound
+from sotto.errors import ConfigError
 
 if TYPE_CHECKING:
     from sotto.agent.capability import ModelCapabilities
