@@ -435,6 +435,7 @@ def test_a_board_action_decided_after_the_ladder_gave_up_still_reaches_the_board
     assert actions == [(1, "done")]
     # The given-up reply never said it: the next turn is told what already ran.
     assert agent.turns[1].prior_side_effects == ("volume set to 30",)
+    assert agent.withdrawn == []  # an action that ran stays in the memory
 
 
 def test_a_barge_in_before_the_decision_sends_nothing_and_says_why(tmp_path: Path) -> None:
