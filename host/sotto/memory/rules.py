@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from sotto.engines.normalize import spelled_words, spoken_codes, spoken_digit_groups
 from sotto.memory import language as L
@@ -463,16 +464,54 @@ def _without(key: str, what: str, lang: str) -> str:
     return " ".join(w for w in key.split() if not (content_stems(w) & drop))
 
 
-def _one_sentence_names_the_old(w: _Working, added: list[tuple[int, Item]], repeated: list[tuple[int, Item]]) -> None:
+@dataclass(frozen=True)
+class _Place:
+    """Where a value was said in the turn: its sentence, its clause, and whether that clause says it alone."""
+
+    sentence: int
+    clause: int
+    alone: bool
+
+
+_EN_CLAUSE_BREAK = re.compile(r"[,;:]\s|\s(?:and|but|so|because|since)\s|\s[-–—]\s", re.I)
+_ZH_CLAUSE_BREAK = re.compile(r"[，,；;：:]|但是|不过|所以|因为")
+
+
+def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Place]:
+    text = st.text
+    breaks = [m.start() for m in (_ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK).finditer(text)]
+
+    def clause_of(pos: int) -> int:
+        return sum(1 for b in breaks if b < pos)
+
+    def where(value: str) -> _Place:
+        at = text.lower().find(value.lower())
+        if at < 0:
+            return _Place(index, -1, False)
+        clause = clause_of(at)
+        others = [v for v in st.values if clause_of(v.start) == clause and v.text.lower() != value.lower()]
+        return _Place(index, clause, not others)
+
+    return where
+
+
+def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], repeated: list[tuple[_Place, Item]]) -> None:
     """"Half past two then? Two's when they're clearing lunch.", "Ivory for the mount. White makes the
-    paper look yellow.": a turn that gives one new value of a kind in one sentence and names a
-    stored value of that kind in another sentence, with no word of adding, replaces the stored one."""
+    paper look yellow.", "Jess has dropped out, her cousin Marnie is having her ticket.": a turn that
+    gives one new value of a kind in one sentence or clause and names a stored value of that kind in
+    another (a clause that says nothing else), with no word of adding, replaces the stored one."""
     stored = w.stored()
     fresh = {id(item) for _, item in added}
-    for index, old in repeated:
+
+    def apart(new_at: _Place, old_at: _Place) -> bool:
+        if new_at.sentence != old_at.sentence:
+            return True
+        return old_at.clause >= 0 and new_at.clause != old_at.clause and old_at.alone
+
+    for old_at, old in repeated:
         if old.kind not in VALUE_KINDS or id(old) in fresh or not any(i is old for i in stored):
             continue  # only a value stored before this turn can be the old one
-        news = [item for at, item in added if at != index and item.kind == old.kind and any(i is item for i in stored) and not is_role_word(item.value)]
+        news = [item for at, item in added if apart(at, old_at) and item.kind == old.kind and any(i is item for i in stored) and not is_role_word(item.value)]
         if old.kind == "item":
             news = [n for n in news if choice_class(n.value) == choice_class(old.value)]
         if len(news) != 1:
@@ -592,8 +631,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
     named_people: list[Item] = []  # stored people named again in this turn ("Hannah's got builders in.")
     # For the turn-level pass: values this turn added and stored values it named again, by sentence.
-    added_at: list[tuple[int, Item]] = []
-    repeated_at: list[tuple[int, Item]] = []
+    added_at: list[tuple[_Place, Item]] = []
+    repeated_at: list[tuple[_Place, Item]] = []
     additive_turn = False
     for index, sentence in enumerate(sentences):
         if _is_closing(sentence, lang):
@@ -680,7 +719,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
         if st.values:  # a sentence with no value keeps what was ruled out before: "Hannah's off? Oh. Jess then."
-            rejected = [v for v in st.values if v.negated] if not news else []
+            # "Gemma's on leave all next week.": what is ruled out carries unless the sentence gave its replacement.
+            rejected = [v for v in st.values if v.negated and not any(n.kind == v.kind for n in news)]
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
         mentioned = values.mentioned if gave_nothing else []
         carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
@@ -689,8 +729,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         previous = st.text if carried is not None else ""
         replaced = w.apply(values.decisions)
         additive_turn = additive_turn or st.additive
-        added_at += [(index, d.item) for d in values.decisions if d.op == ADD and d.item is not None]
-        repeated_at += [(index, d.target) for d in values.decisions if d.op == NOOP and d.target is not None]
+        where = _clause_finder(st, lang, index)
+        added_at += [(where(d.item.value), d.item) for d in values.decisions if d.op == ADD and d.item is not None]
+        repeated_at += [(where(d.item.value if d.item is not None else d.target.value), d.target) for d in values.decisions if d.op == NOOP and d.target is not None]
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
         plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."

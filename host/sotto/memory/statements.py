@@ -137,6 +137,15 @@ _EN_MOVED_TO = re.compile(
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
 _EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+# "ten till twelve", "2-4 pm", "Zones one to three", "between two and four": one value, a range.
+_EN_RANGE_END = rf"(?:(?:half past|quarter past|quarter to|half) {_HOUR}|\d{{1,2}}(?::\d{{2}})?(?:\s?{_AMPM})?|{_HOUR}(?:[- ](?:thirty|fifteen|forty-five))?(?:\s?{_AMPM})?)"
+_EN_RANGE = re.compile(
+    rf"\b(?P<a>{_EN_RANGE_END})\s?(?P<sep>to|till|til|until|through|-|–)\s?(?P<b>{_EN_RANGE_END})\b(?!:\d)"
+    rf"|\bbetween (?P<c>{_EN_RANGE_END}) and (?P<d>{_EN_RANGE_END})\b",
+    re.I,
+)
+# Words before a range that make "X to Y" a change from X to Y, not a range.
+_EN_CHANGE_BEFORE_RANGE = re.compile(r"\b(?:from|change[ds]?|move[ds]?|moved|make|made|switch(?:ed)?|bump(?:ed)?|push(?:ed)?|up|down|increase[ds]?|decrease[ds]?|go(?:es)?|went|drop(?:ped)?|raise[ds]?|cut)\b[^,.;!?]{0,25}$", re.I)
 _EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
 _TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
 _CAP = r"[A-Z][\w'’-]*"
@@ -187,7 +196,6 @@ _EN_ASK_TO_TELL = re.compile(
     re.I,
 )
 _EN_WH = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b", re.I)
-_EN_PROPOSED_VALUE = re.compile(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon)\b", re.I)
 _EN_RECALL = re.compile(r"\b(?:again|back to me|repeat|did i|was it|what was|remind me what|what's my|what is my|what are my|read back|read me)\b", re.I)
 
 # ------------------------------------------------------------------ Chinese value patterns
@@ -200,6 +208,7 @@ _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
     rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
+_ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
 _ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
@@ -218,7 +227,7 @@ _ZH_ADDRESS = re.compile(
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:我|他|她|我们|他们|她们|孩子)?(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|(?<!好)几(?!乎)|哪|多少|谁|怎么|来着")  # "好几个人" asks nothing
 _ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
@@ -358,13 +367,26 @@ def _en_is_question(sentence: str) -> bool:
         return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
     # A yes/no question that carries a value proposes it ("Could pilates be the 7:45 one?",
     # "Any chance Bramble could go in at 11:30 instead?"); a question asking for a value has a wh-word.
-    if sentence.rstrip().endswith("?") and not _EN_WH.search(s) and not _EN_RECALL.search(s) and _EN_PROPOSED_VALUE.search(s):
+    if sentence.rstrip().endswith("?") and not _EN_WH.search(s) and not _EN_RECALL.search(s) and _carries_value(_en_values(s)):
         return False
     if sentence.rstrip().endswith("?"):
         return True
     if sentence.rstrip().endswith((".", "!")):
         return False  # "Did the bedroom again, it's 146.": said with a full stop, a statement
     return asks(s, "en")  # unpunctuated (a recogniser's words): the structure decides
+
+
+# The kinds a proposal carries: "Could the driver come at quarter to six?" offers a value; a
+# yes/no question with none of them ("Is Dale coming?") asks.
+_PROPOSED_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_ITEM)
+
+
+_VAGUE_PERIOD = re.compile(r"(?:(?:this|next|last|the) )?(?:weekend|week|month|year|summer|winter|spring|autumn)|(?:这|下|上)(?:个)?(?:周末|周|星期|月)|今年|明年|去年", re.I)
+
+
+def _carries_value(values: list["Value"]) -> bool:
+    # "Is it going to rain this weekend?" asks: a period is not a proposed day.
+    return any(v.kind in _PROPOSED_KINDS and not v.negated and not (v.kind == KIND_DATE and _VAGUE_PERIOD.fullmatch(v.text)) for v in values)
 
 
 _UNIT_STOP = frozenset(
@@ -413,6 +435,17 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             if words and words[0] not in EN_STOPWORDS and words[0] not in L.EN_EMPTY_WORDS:
                 start = m.start() if group == "n" else m.start("m")
                 add(start, m.start(group) + len(" ".join(words)), KIND_NAME)
+    for m in _EN_RANGE.finditer(text):
+        a = m.group("a") or m.group("c")
+        sep = (m.group("sep") or "and").lower()
+        if sep == "to" and re.fullmatch(r"(?:five|ten|twenty|twenty-five|twenty five)", a, re.I):
+            continue  # "ten to twelve": ten minutes to twelve, a time
+        if re.search(r"\d", text[m.end(): m.end() + 2].strip()[:1]) or _EN_CHANGE_BEFORE_RANGE.search(text[: m.start()]):
+            continue  # "from 6 to 7", "make it two to four": a change, read by the update step
+        if re.match(r"\s+(?!(?:am|pm|o'clock|hours?|mins?|minutes?)\b)[a-z]+s\b", text[m.end():], re.I):
+            continue  # "two to four people": a count, read below
+        timed = sep in ("till", "til", "until") or m.group(0).lower().startswith("between") or re.search(r"[:ap]\.?m\b|:|\b(?:half|quarter)\b", m.group(0), re.I) is not None
+        add(m.start(), m.end(), KIND_TIME if timed else KIND_NUMBER)
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_CHOICE.finditer(text):
@@ -641,6 +674,8 @@ def _zh_is_question(sentence: str) -> bool:
         return False
     if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
         return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question
+    if re.search(r"(?:吗|吧|对不对|是不是|行不行|好不好)[？?]?$", s) and not _ZH_WH.search(s) and _carries_value(_zh_values(s)):
+        return False  # "明天下午三点能来吗？", "一个月三百五对吧？": a yes/no question proposing its value
     return asks(s, "zh")
 
 
@@ -671,6 +706,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_FREQUENCY.finditer(text):
         period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
         add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
+    for m in _ZH_RANGE.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)  # "下午四点到六点": one time, a range
     for m in _ZH_DATE.finditer(text):
         part = re.match(r"(?:上午|下午|晚上|早上|中午|傍晚|凌晨|白天)(?![零〇一二两三四五六七八九十\d点半])", text[m.end():])
         if part:

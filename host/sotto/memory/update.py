@@ -468,6 +468,8 @@ def _by_key(
             overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text) and _label(v.text) == _label(s.value) and (cued or statement.change_cue):
+            overlap += 4  # "wait, it says gen three" after "gen two": the label is the key (without a cue, "Hive two" is another hive)
         if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text):
             overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
@@ -505,9 +507,16 @@ def _by_key(
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
         people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
-        same_kind = [s for s in candidates if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
-        same_kind = [s for s in same_kind if _shape(s.value) == _shape(v.text)] or same_kind  # "call it 80.9": the decimal, 81.6
-        latest = max(people or same_kind or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        # Said in this very turn, a value is not yet what the user corrects ("I'm 27.5, she's 23.5").
+        earlier = [s for s in candidates if s.turn != new_item.turn] if new_item.turn else candidates
+        same_kind = [s for s in earlier if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
+        if v.kind == KIND_NUMBER:
+            same_kind = [s for s in same_kind if _shape(s.value) == _shape(v.text)]  # "call it 80.9": the decimal, 81.6; a code is not a price
+        bare_number_of = [s for s in earlier if v.kind == KIND_NUMBER and s.kind in (KIND_TIME, KIND_QUANTITY) and _shape(v.text) != "code"]  # "Seven, then."
+        pool = [s for s in people if s.turn != new_item.turn] or same_kind or bare_number_of
+        if not pool:
+            return None  # a value of another kind is not what a cue without a key changes ("Coach reckons ..." after "Bristol")
+        latest = max(pool, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
@@ -546,10 +555,17 @@ def _same_amount(item: Item, text: str) -> bool:
 
 def _shape(text: str) -> str:
     """A decimal, a code or a plain count: "81.6" is read against "80.9", not against "66"."""
-    t = _norm(text)
-    if re.fullmatch(r"\d+\.\d+", t):
+    t = text.strip()
+    if re.search(r"\d\.\d|\bpoint\b|[零〇一二两三四五六七八九十百]点[零〇一二三四五六七八九]", t, re.I):
         return "decimal"
-    return "code" if _is_code(text) else "count"
+    digits = re.sub(r"\D", "", t)
+    if (
+        re.search(r"[A-Za-z]", t) and digits  # "M41", "B2-015"
+        or len(digits) >= 5 or digits.startswith("0")  # "88421", "0412 556 781"
+        or re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", t)  # 二二八四: read digit by digit
+    ):
+        return "code"
+    return "count"  # "four", "Forty-one", "九百二", "240": an amount
 
 
 def _fresh_subject(statement: Statement, stored: list[Item]) -> bool:
