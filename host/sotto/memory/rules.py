@@ -50,6 +50,7 @@ _EN_CORRECTIONS = [
     ),
     re.compile(rf"\b(?:change|switch|update|move)\s+(?:it\s+from\s+|the\s+|my\s+)?(?P<old>{_NO_PUNCT}+?)\s+(?:to|into)\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\breplace\s+(?:the\s+|my\s+)?(?P<old>{_NO_PUNCT}+?)\s+with\s+(?P<new>{_NO_PUNCT}+)", re.I),
+    re.compile(rf"\b(?:swap|exchange|trade)\s+(?:out\s+)?(?:the\s+|my\s+|our\s+)?(?P<old>{_NO_PUNCT}+?)\s+(?:for|with)\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\binstead of\s+(?P<old>{_NO_PUNCT}+?)\s*,\s*(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s+instead of\s+(?P<old>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>\b\w[\w-]*(?: \w[\w-]*)?)\s+(?:would|will|might|is|looks?|sounds?|seems?|works?)?\s*(?:be |look |sound |work )?(?:better|nicer|preferable) than\s+(?P<old>{_NO_PUNCT}+?)(?:\s+for\b{_NO_PUNCT}*)?$", re.I),
@@ -80,7 +81,7 @@ _NEUTRAL = re.compile(r"^(?:ok(?:ay)?|alright|all right|great|perfect|good|got i
 _ZH_CLOSING = re.compile(r"^(?:就这样|就这些|没(?:事|别的)了?|没有了|谢谢(?:你|您)?|多谢|再见|拜拜|好的?|晚安)(?:了|吧|啦)?$")
 
 _EN_CANCEL = re.compile(
-    r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all|for now|for today|this time))?(?=[,.;!?]|$)",
+    r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|scrap|ditch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all|for now|for today|this time))?(?=[,.;!?]|$)",
     re.I,
 )
 # A retraction said inside a sentence: "Leave the mattress off", 滑板车就不拿了, 不用软饭了.
@@ -604,7 +605,26 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
     for old, new, found in _find_corrections(sentence, state, lang):
         if found and norm_key(old) != norm_key(new):
             return old, new
+    if lang == "zh":
+        return _zh_moved_to(st.text, state)
     return None
+
+
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到)(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+
+
+def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
+    """"少年宫那边满了，换成文化宫校区": a stored thing named before a verb of moving or changing to
+    something new is what the new thing replaces (the only stored value the sentence names)."""
+    m = _ZH_MOVED_TO.search(text)
+    if m is None:
+        return None
+    new = m.group("new")
+    head = text[: m.start()]
+    stored = [i for i in _typed(state.all_items()) if i.kind in ("place", "name", "item") and len(i.value) >= 2 and i.value in head and i.value not in new]
+    if len(stored) != 1 or any(new in i.value for i in state.all_items()):
+        return None
+    return stored[0].value, new
 
 
 def _cancelled(w: _Working, what: str) -> list[Item]:

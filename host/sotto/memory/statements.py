@@ -138,7 +138,7 @@ _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|ex
 # Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
 _EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
 # "ten till twelve", "2-4 pm", "Zones one to three", "between two and four": one value, a range.
-_EN_RANGE_END = rf"(?:(?:half past|quarter past|quarter to|half) {_HOUR}|\d{{1,2}}(?::\d{{2}})?(?:\s?{_AMPM})?|{_HOUR}(?:[- ](?:thirty|fifteen|forty-five))?(?:\s?{_AMPM})?)"
+_EN_RANGE_END = rf"(?:noon|midday|midnight|(?:half past|quarter past|quarter to|half) {_HOUR}|\d{{1,2}}(?::\d{{2}})?(?:\s?{_AMPM})?|{_HOUR}(?:[- ](?:thirty|fifteen|forty-five))?(?:\s?{_AMPM})?)"
 _EN_RANGE = re.compile(
     rf"\b(?P<a>{_EN_RANGE_END})\s?(?P<sep>to|till|til|until|through|-|–)\s?(?P<b>{_EN_RANGE_END})\b(?!:\d)"
     rf"|\bbetween (?P<c>{_EN_RANGE_END}) and (?P<d>{_EN_RANGE_END})\b",
@@ -456,7 +456,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
-    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm)\b)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
+    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm)\b)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
         if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)):
             add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):

@@ -293,7 +293,7 @@ def decide_values(
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
             continue
-        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v)]
+        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang)]
         if decision is None and again:
             out.consumed.add(id(v))
             out.decisions.append(Decision(NOOP, None, again[0], "said again"))
@@ -543,6 +543,15 @@ def _same_shape(a: str, b: str) -> bool:
 def _part_of_name(item: Item, v: Value) -> bool:
     """"Quennell." spelled out after "Arlo Quennell": a part of a stored name said again."""
     return item.kind == v.kind == KIND_NAME and " " in item.value and v.text.lower() in item.value.lower().split()
+
+
+def _part_of_value(item: Item, v: Value, lang: str) -> bool:
+    """"Saturday" after "Saturday morning", 周六 after 这周六: the stored day or place named shorter."""
+    if item.kind != v.kind or item.kind not in (KIND_DATE, KIND_PLACE) or len(v.text) >= len(item.value):
+        return False
+    if lang == "zh":
+        return len(v.text) >= 2 and v.text in item.value
+    return re.search(rf"\b{re.escape(v.text.lower())}\b", item.value.lower()) is not None
 
 
 def _same_amount(item: Item, text: str) -> bool:
