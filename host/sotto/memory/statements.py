@@ -128,6 +128,13 @@ _EN_FOR_COUNT = re.compile(
     r"(?=\s*(?:[,.;!?:]|$|people|persons|guests|tonight|on|at|this|next|tomorrow|now|then|in total|altogether|of us))",
     re.I,
 )  # "a table for six", "We're three, me, Carlos and Rosa": a count of people
+# "we've got twenty-two coming", "we're at 52 now", "forty confirmed": a bare count of people.
+_EN_PEOPLE_COUNT = re.compile(
+    rf"\b(?:(?:we're|we are) (?:at|up to|down to)|(?:we've|we have|we've now|we now have)(?: got)?|there'?s|that's|that makes) (?:now )?((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b"
+    r"(?=\s+(?:coming|confirmed|attending|joining|going|signed up|booked in)\b)"
+    rf"|\b(?:we're|we are) (?:at|up to|down to) ((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)(?=\s*(?:now\b|[,.;!?]|$))",
+    re.I,
+)
 # "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
 _EN_MOVED_TO = re.compile(
     rf"\b(?:push|pushed|move|moved|bump|bumped|shift|shifted|change|changed|bring|brought|put|reschedule|rescheduled)\b[^,.;!?]{{0,30}}?(?<!up )\bto (?P<t>{_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?)\b(?! (?:people|persons|guests|of|[a-z]+s\b))",
@@ -446,6 +453,9 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             continue  # "two to four people": a count, read below
         timed = sep in ("till", "til", "until") or m.group(0).lower().startswith("between") or re.search(r"[:ap]\.?m\b|:|\b(?:half|quarter)\b", m.group(0), re.I) is not None
         add(m.start(), m.end(), KIND_TIME if timed else KIND_NUMBER)
+    for m in _EN_PEOPLE_COUNT.finditer(text):
+        g = 1 if m.group(1) else 2
+        add(m.start(g), m.end(g), KIND_QUANTITY, unit="people")
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_CHOICE.finditer(text):
@@ -538,6 +548,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             tokens = tokens[1:]
         if not tokens or (len(tokens) == 1 and len(tokens[0].strip("'’")) == 1):
             continue  # "P, R, Y, C, E": letters spelled out, not names
+        if len(tokens) == 1 and re.fullmatch(_TITLE + r"(?:'s|’s)?", tokens[0]):
+            continue  # "Coach reckons ...": a title alone names a role, not a person
         span = " ".join(tokens)
         following = text[start + len(span):]
         if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):

@@ -36,7 +36,7 @@ from sotto.memory.items import (
 )
 from sotto.memory.language import has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
-from sotto.memory.text import EN_NUMBER_WORDS
+from sotto.memory.text import EN_NUMBER_WORDS, stem
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
 
@@ -136,6 +136,10 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
                 return a == b or not a or not b or a.startswith(b) or b.startswith(a)
             if number_of(value.text) is not None and number_of(stored.value) is None:
                 return False  # "make it a dozen" counts; "half pepperoni" is a share, not a count
+            if a and b and a != b and _dimension(a) == _dimension(b) != "":
+                return True  # "two microseconds a division" after "500 nanoseconds per division": one measure, rescaled
+            if value.unit == "people" and a in _PEOPLE_NOUNS:
+                return True  # "we've got twenty-two coming" counts the "fifteen kids"
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
@@ -468,13 +472,13 @@ def _by_key(
             overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
-        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text) and _label(v.text) == _label(s.value) and (cued or statement.change_cue):
-            overlap += 4  # "wait, it says gen three" after "gen two": the label is the key (without a cue, "Hive two" is another hive)
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text) and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
+            overlap += 4  # "the bottom says gen three" after "gen two": the label is the key ("Hive two, five frames" opens another hive)
         if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text):
             overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh:
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == "" or item_unit(s, lang) == unit_key(v.unit, lang)):
             overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
@@ -543,6 +547,34 @@ def _same_shape(a: str, b: str) -> bool:
 def _part_of_name(item: Item, v: Value) -> bool:
     """"Quennell." spelled out after "Arlo Quennell": a part of a stored name said again."""
     return item.kind == v.kind == KIND_NAME and " " in item.value and v.text.lower() in item.value.lower().split()
+
+
+_SI_PREFIX = re.compile(r"^(?:nano|micro|milli|centi|kilo|mega|giga)")
+_SI_SHORT = {
+    "ns": "second", "us": "second", "µs": "second", "ms": "second", "s": "second", "sec": "second",
+    "mg": "gram", "g": "gram", "kg": "gram", "kilo": "gram", "mm": "metr", "cm": "metr", "m": "metr", "km": "metr",
+    "ml": "litr", "l": "litr", "mv": "volt", "v": "volt", "kv": "volt", "ma": "amp", "a": "amp", "w": "watt", "kw": "watt",
+    "hz": "hertz", "khz": "hertz", "mhz": "hertz", "ghz": "hertz", "mil": "metr",
+}
+
+
+def _dimension(unit: str) -> str:
+    """What a unit measures, its SI prefix set aside: "nanosecond" and "microsecond" both "second"."""
+    u = unit.lower().split(" ")[0].rstrip(".")
+    if u in _SI_SHORT:
+        return _SI_SHORT[u]
+    base = _SI_PREFIX.sub("", u).removesuffix("s")
+    base = re.sub(r"(?:re|er)$", "r", base)  # metre/meter, litre/liter
+    return base if base in ("second", "gram", "metr", "litr", "volt", "amp", "watt", "hertz", "ohm", "byte") else ""
+
+
+# Nouns that count people: a bare head count ("twenty-two coming") is a count of any of them.
+_PEOPLE_NOUNS = frozenset(
+    stem(w) for w in (
+        "kids children child students pupils players members passengers visitors delegates friends colleagues campers riders "
+        "swimmers boys girls teens teenagers runners walkers singers dancers workers volunteers families relatives cousins"
+    ).split()
+)
 
 
 def _part_of_value(item: Item, v: Value, lang: str) -> bool:
