@@ -270,6 +270,7 @@ THIRD_ROUND = [
     ("zh", "换到 after a named place", ["聚会定在湘味馆。"], "湘味馆那天没位子了，换到对面的老街酒楼。", "湘味馆", "老街酒楼"),
     ("en", "people count", ["About twenty kids are coming."], "Replies are all in, we've got thirty-one coming.", "twenty kids", "thirty-one"),
     ("en", "rescaled unit", ["Set the timebase to 200 nanoseconds per division."], "Too short. Five microseconds per division on the timebase.", "200 nanoseconds", "Five microseconds"),
+    ("zh", "stored place named by its last word", ["包裹放在小区南门的快递柜。"], "物业说南门那个柜子拆了，以后去西门取。", "小区南门", "西门"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 

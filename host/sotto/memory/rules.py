@@ -496,6 +496,25 @@ def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Pla
     return where
 
 
+def _literal_mentions(text: str, stored: list[Item], lang: str) -> list[tuple[str, Item]]:
+    """Stored names, places and things the sentence names word for word, though it reads no value
+    there ("东门那个点撤了" names the stored 小区东门 by its last word)."""
+    found: list[tuple[str, Item]] = []
+    low = text.lower()
+    for item in stored:
+        if item.kind not in ("name", "place", "item") or len(item.value) < 2:
+            continue
+        value = item.value.lower()
+        if lang == "zh":
+            tails = [value[i:] for i in range(len(value) - 1) if len(value) - i >= 2]
+            said = next((t for t in tails if t in low), "")
+        else:
+            said = value if re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", low) else ""
+        if said:
+            found.append((said, item))
+    return found
+
+
 def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], repeated: list[tuple[_Place, Item]]) -> None:
     """"Half past two then? Two's when they're clearing lunch.", "Ivory for the mount. White makes the
     paper look yellow.", "Jess has dropped out, her cousin Marnie is having her ticket.": a turn that
@@ -509,15 +528,17 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
             return True
         return old_at.clause >= 0 and new_at.clause != old_at.clause and old_at.alone
 
+    used: set[int] = set()
     for old_at, old in repeated:
         if old.kind not in VALUE_KINDS or id(old) in fresh or not any(i is old for i in stored):
             continue  # only a value stored before this turn can be the old one
-        news = [item for at, item in added if apart(at, old_at) and item.kind == old.kind and any(i is item for i in stored) and not is_role_word(item.value)]
+        news = [item for at, item in added if apart(at, old_at) and item.kind == old.kind and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used]
         if old.kind == "item":
             news = [n for n in news if choice_class(n.value) == choice_class(old.value)]
         if len(news) != 1:
             continue
         new = news[0]
+        used.add(id(new))  # one new value replaces one old one
         w.remove([old])
         w.replace_words(old.value, new.value, new)
         w.result.decisions.append(Decision(UPDATE, new, old, "a new value in one sentence, the stored one named in another"))
@@ -752,6 +773,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         where = _clause_finder(st, lang, index)
         added_at += [(where(d.item.value), d.item) for d in values.decisions if d.op == ADD and d.item is not None]
         repeated_at += [(where(d.item.value if d.item is not None else d.target.value), d.target) for d in values.decisions if d.op == NOOP and d.target is not None]
+        decided = {id(d.target) for d in values.decisions if d.target is not None}
+        repeated_at += [(where(said), item) for said, item in _literal_mentions(st.text, w.stored(), lang) if id(item) not in decided and item.turn != turn]
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
         plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."
