@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 
-from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
+from sotto.agent.recall import Ask, choose, question_asks
+from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_TIME, Item
 from sotto.memory.rules import RuleResult, strip_fillers
 from sotto.memory.state import SessionState
-from sotto.memory.statements import asked_kinds, content_stems
+from sotto.memory.statements import asked_kinds
 from sotto.memory.text import second_person
 
 _EN_RECALL_ALL = re.compile(
@@ -21,15 +22,7 @@ _EN_RECALL_ALL = re.compile(
     re.I,
 )
 _ZH_RECALL_ALL = re.compile(r"一遍|所有|总结|都有|哪些|都说了|全部|说了什么|点了什么")
-_QUESTION_WORDS = frozenset(
-    "what when where who whom whose which why how many much time day date again remind tell say said ask asked did do does "
-    "is are was were number".split()
-)
 SUMMARY_MAX_CHARS = 220
-_DAY_WORDS = re.compile(
-    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday)s?\b|周[一二三四五六日天末]|星期[一二三四五六日天]|周末|平时",
-    re.I,
-)
 
 
 def _sentence(text: str, lang: str) -> str:
@@ -51,80 +44,6 @@ def memory_items(state: SessionState) -> list[str]:
     return [i for i in items if i]
 
 
-def _all_items(state: SessionState) -> list[Item]:
-    p = state.user_profile
-    task = [Item(key=state.current_task, value=state.current_task, kind=KIND_NOTE)] if state.current_task else []
-    names = [Item(key="name", value=n, kind=KIND_NAME) for n in p.names[:1]]
-    return task + list(state.facts) + list(state.pending_steps) + list(p.constraints) + list(p.preferences) + names
-
-
-def question_keys(question: str) -> set[str]:
-    return {k for k in content_stems(question) if k not in _QUESTION_WORDS}
-
-
-def ranked(state: SessionState, question: str, kinds: tuple[str, ...] | None = None) -> list[tuple[float, int, Item]]:
-    """Items that could answer the question, best first."""
-    wanted = question_keys(question)
-    kinds = asked_kinds(question) if kinds is None else kinds
-    items = _all_items(state)
-    # What else was said in the same turn tells what a value is about ("She loves chocolate
-    # cake, so order one from Rosa's bakery": the bakery is the cake's).
-    by_turn: dict[int, set[str]] = {}
-    for item in items:
-        if item.turn:
-            by_turn.setdefault(item.turn, set()).update(content_stems(item.value) | content_stems(item.key))
-    scored: list[tuple[float, int, Item]] = []
-    for order, item in enumerate(items):
-        score = 2.0 * len(wanted & content_stems(item.key)) + 1.0 * len(wanted & content_stems(item.value))
-        if item.kind != KIND_NOTE and item.turn:
-            score += 0.5 * len(wanted & by_turn.get(item.turn, set()))
-        if kinds:
-            if item.kind in kinds:
-                score += 3.0 if item.kind == kinds[0] else 1.5
-            elif item.kind == KIND_NOTE:
-                score -= 1.0  # a note answers "when" only when nothing typed does
-            else:
-                score -= 3.0
-        if item.kind == KIND_TIME and kinds:
-            # A time said for a given day answers a question about that day, and only then.
-            days = [d for d in _DAY_WORDS.findall(item.key) if d]
-            if days:
-                score += 2.0 if any(d.lower().rstrip("s") in question.lower() for d in days) else -1.5
-        if score > 0:
-            scored.append((score, order, item))
-    scored.sort(key=lambda x: (-x[0], -x[1]))
-    return scored
-
-
-def answers_from_memory(state: SessionState, question: str) -> bool:
-    """The user's own items speak to the question (it is about what they told us)."""
-    wanted = question_keys(question)
-    if not wanted:
-        return False
-    for _, _, item in ranked(state, question)[:3]:
-        if wanted & (content_stems(item.key) | content_stems(item.value)):
-            return True
-    return False
-
-
-def best_matches(state: SessionState, question: str) -> list[str]:
-    """Values of the items that best answer the question (ties kept, up to two)."""
-    scored = ranked(state, question)
-    if not scored:
-        return []
-    top = scored[0][0]
-    return [item.value for s, _, item in scored if s == top][:2]
-
-
-def answer_keys(state: SessionState, question: str) -> set[str]:
-    """Words an answer to the question should contain (from the best-matching items)."""
-    keys: set[str] = set()
-    asked = content_stems(question)
-    for value in best_matches(state, question):
-        keys |= content_stems(value) - asked
-    return keys
-
-
 def _spoken_value(item: Item, lang: str) -> str:
     v = item.value.strip()
     if lang == "zh":
@@ -139,43 +58,15 @@ def _spoken_value(item: Item, lang: str) -> str:
     return v
 
 
-_FOLLOW_UP = re.compile(r"^(?:and|what about|how about|and what about)\b|呢[？?]?$", re.I)
-FOLLOW_UP_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM)
-
-
 def asks_to_recall_all(question: str, lang: str) -> bool:
     """"Read it back", "一遍": the question asks for everything the user said."""
     return bool((_ZH_RECALL_ALL if lang == "zh" else _EN_RECALL_ALL).search(question)) and not asked_kinds(question)
 
 
-def is_follow_up(question: str, state: SessionState) -> bool:
-    """"And on the other days?", "平时呢？": asks again for what the last question asked."""
-    return state.last_topic in FOLLOW_UP_KINDS and bool(_FOLLOW_UP.search(question.strip()))
-
-
-def _answer(state: SessionState, question: str, lang: str, max_sentences: int, previous_kind: str = "") -> list[str]:
-    # "And the lamp?", "平时呢？" ask again for what the last question asked.
-    follow_up = previous_kind if _FOLLOW_UP.search(question.strip()) else ""
-    kinds = asked_kinds(question) or ((follow_up,) if follow_up else ())
-    scored = ranked(state, question, kinds)
-    if not scored:
+def _answer(state: SessionState, ask: Ask, lang: str) -> list[str]:
+    chosen = choose(state, ask)
+    if not chosen:
         return []
-    top_score, _, top = scored[0]
-    if kinds and top.kind not in kinds:
-        # The kind asked for first: "几点" wants a time even when a day matches better.
-        first = next(((s, o, it) for s, o, it in scored if it.kind == kinds[0]), None)
-        if first is not None:
-            top_score, _, top = first
-    chosen = [top]
-    # "When is it?" wants the day and the time of the same thing.
-    if kinds and kinds[0] in (KIND_TIME, KIND_DATE) and top.kind in (KIND_TIME, KIND_DATE):
-        other = KIND_DATE if top.kind == KIND_TIME else KIND_TIME
-        partner = next((it for s, _, it in scored if it.kind == other and (it.turn == top.turn or it.key == top.key) and s > 0), None)
-        if partner is not None:
-            chosen = [partner, top] if partner.kind == KIND_DATE else [top, partner]
-    else:
-        ties = [it for s, _, it in scored[1:] if s == top_score and it.kind == top.kind and it.kind != KIND_NOTE]
-        chosen += ties[:1]
     if all(i.kind == KIND_NOTE for i in chosen):
         said = second_person(strip_fillers(chosen[0].value))
         return ["你说过：" + said.rstrip("。") + "。"] if lang == "zh" else [f"You told me: {said.rstrip('.')}."]
@@ -218,12 +109,10 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
             summary = _summary(state, lang)
             if summary:
                 return summary[:max_sentences]
-        previous = state.last_topic if state.last_topic in FOLLOW_UP_KINDS else ""
-        # "Which shoulder is it, and who's my physio?" / "几点，哪个医生？": each part answered.
-        parts = [p for p in re.split(r",\s*and\s+|\?\s*and\s+|；|，(?=[^，]*(?:几|哪|谁|多少|什么))", question) if p.strip()]
+        # "Which shoulder is it, and who's my physio?" / "几点到？哪个医生？": each ask answered.
         answers: list[str] = []
-        for part in parts if len(parts) > 1 else [question]:
-            for sentence in _answer(state, part, lang, max_sentences, previous):
+        for ask in question_asks(question, state.last_topic):
+            for sentence in _answer(state, ask, lang):
                 if sentence not in answers:
                     answers.append(sentence)
         if answers:

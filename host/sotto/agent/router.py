@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
-from sotto.agent.compose import answers_from_memory, asks_to_recall_all, is_follow_up, question_keys, ranked
+from sotto.agent.compose import asks_to_recall_all
+from sotto.agent.recall import answers_from_memory, is_follow_up, mentioned, question_keys, ranked
 from sotto.agent.reference import Reference
 from sotto.memory.rules import RuleResult
 from sotto.memory.state import SessionState
@@ -162,12 +163,12 @@ def _memory_answers(question: str, state: SessionState, lang: str) -> bool:
     if kinds and any(i.kind in kinds for i in items):
         # A value of the kind asked for, about something the user talked about, or about
         # someone or something already under discussion ("What time does he eat?", "几点开始？").
-        if anaphoric or len(wanted) <= 1 or wanted & talked_about:
+        if anaphoric or len(wanted) <= 1 or mentioned(wanted, talked_about):
             return True
     if (first_person or anaphoric or (_ZH_ABOUT_ME if zh else _EN_ABOUT_ME).search(question)) and answers_from_memory(state, question):
         return True  # "What do I need to bring again?", "What milk am I getting?", "她对什么过敏？"
     # "What's the gate code?" names what the user told us: every word it asks about is in an item.
-    return bool(wanted) and any(wanted <= content_stems(i.key) | content_stems(i.value) for i in items[:1])
+    return bool(wanted) and any(mentioned(wanted, content_stems(i.key) | content_stems(i.value)) == wanted for i in items[:1])
 
 
 def route_turn(

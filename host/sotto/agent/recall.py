@@ -1,0 +1,263 @@
+"""Which current items answer a recall question.
+
+A question is read as one or more asks ("What time, and how many payslips?",
+"几点到？哪个医生？"): each ask has the kinds it wants (a time, a count, a name ...),
+the words naming what it is about (its subject: "Gerald", 老伴, "flat"), and whether it
+wants a day and a time together. Items are ranked for each ask by those words (in the
+key, in the value, in what else was said in the same turn) and by kind. Only current
+items are ranked: a replaced value is no longer an item, so it can never be chosen.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
+from sotto.memory.state import SessionState
+from sotto.memory.statements import asked_kinds, content_stems
+from sotto.memory.text import stem
+
+_QUESTION_WORDS = frozenset(
+    "what when where who whom whose which why how many much time day date again remind tell say said ask asked did do does "
+    "is are was were number other another".split()
+)
+_DAY_WORDS = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday)s?\b|周[一二三四五六日天末]|星期[一二三四五六日天]|周末|平时",
+    re.I,
+)
+# The kinds a follow-up asks again: "And the slabs?" after "What time ...?" wants a time or its day.
+RELATED_KINDS: dict[str, tuple[str, ...]] = {
+    KIND_TIME: (KIND_TIME, KIND_DATE),
+    KIND_DATE: (KIND_DATE, KIND_TIME),
+    KIND_QUANTITY: (KIND_QUANTITY, KIND_NUMBER),
+    KIND_NUMBER: (KIND_NUMBER, KIND_QUANTITY),
+    KIND_NAME: (KIND_NAME,),
+    KIND_PLACE: (KIND_PLACE,),
+    KIND_ITEM: (KIND_ITEM, KIND_NUMBER, KIND_QUANTITY),
+}
+FOLLOW_UP_KINDS = tuple(RELATED_KINDS)
+_FOLLOW_UP = re.compile(r"^(?:and|what about|how about|and what about)\b|^那|呢[？?]?$", re.I)
+# Where a question holds several asks: after a question mark, before "and" + a question
+# word, at "；", or at a "，" before a Chinese question word.
+_PART_BREAK = re.compile(
+    r"(?<=[?？])\s*|,\s*and\s+|\s+and\s+(?=(?:what|which|who|whose|when|where|how)\b)|；|，(?=[^，]*(?:几|哪|谁|多少|什么))", re.I
+)
+# A question word: a part without one ("Mine?", "The motor driver one?") asks again.
+_WH = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b|什么|啥|哪|谁|几|多少|怎么", re.I)
+_ASKS_DAY = re.compile(r"\b(?:day|date|night)\b|哪天|几号|星期几|周几|礼拜几|哪一天", re.I)
+_ASKS_CLOCK = re.compile(r"\btime\b|几点", re.I)
+# "几楼", "哪排", "多少号": the word after the question word is the label the value carries (21楼).
+_ZH_LABEL = re.compile(r"(?:几|哪|多少)(?:个|一)?(?P<label>[\u4e00-\u9fff])")
+_EN_LABEL = re.compile(r"\b(?:which|what)\s+(?P<label>[a-z]{3,})\b|\b(?P<label2>[a-z]{3,}) (?:number|no)\b", re.I)
+_ZH_COUNT_ASK = re.compile(r"几|多少")
+_ASKS_MONEY = re.compile(r"多少钱|价钱|价格|\bhow much (?:is|was|does|did|will|do|are)\b|\b(?:cost|price|fee|charge)s?\b", re.I)
+_ASKS_COUNT = re.compile(r"\bhow many\b|几[个位张只件台辆瓶杯份本盒包袋箱条把双套人副]", re.I)
+_MONEY_VALUE = re.compile(r"[£$€¥]|\d\s*p\b|块|元|钱|\b(?:pounds?|quid|dollars?|euros?|pence)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One thing a question asks for."""
+
+    text: str
+    kinds: tuple[str, ...]
+    subject: frozenset[str]  # content words naming what it is about
+    day_and_time: bool = False  # "What day and time?", 哪天几点
+    soft_kinds: bool = False  # kinds carried over from the last question: the subject decides first
+
+
+_QUESTION_STEMS = frozenset(stem(w) for w in _QUESTION_WORDS)
+
+
+def question_keys(question: str) -> set[str]:
+    return {k for k in content_stems(question) if k not in _QUESTION_WORDS and k not in _QUESTION_STEMS}
+
+
+def _kinds_of(text: str) -> tuple[str, ...]:
+    kinds = asked_kinds(text)
+    if not kinds and _ZH_COUNT_ASK.search(text):
+        kinds = (KIND_QUANTITY, KIND_NUMBER)  # 几楼, 几排: a number with its label
+    return kinds
+
+
+def _ask(text: str) -> Ask:
+    return Ask(
+        text=text,
+        kinds=_kinds_of(text),
+        subject=frozenset(question_keys(text)),
+        day_and_time=bool(_ASKS_DAY.search(text) and _ASKS_CLOCK.search(text)),
+    )
+
+
+def is_follow_up_text(question: str) -> bool:
+    return bool(_FOLLOW_UP.search(question.strip()))
+
+
+def question_asks(question: str, previous_kind: str = "") -> list[Ask]:
+    """The asks of a question, in order. A part naming only a subject ("And Gerald?",
+    "那老伴的呢？") takes the kinds of the part after it, or, alone, those of the last question."""
+    parts = [p.strip() for p in _PART_BREAK.split(question) if p and p.strip(" ?？,，.。")]
+    asks = [_ask(p) for p in parts] or [_ask(question)]
+    merged: list[Ask] = []
+    for ask in asks:
+        prev = merged[-1] if merged else None
+        if prev is not None and not prev.kinds and not _WH.search(prev.text) and ask.kinds and not is_follow_up_text(ask.text):
+            # "And Gerald? What day and time?": one ask, the subject from the first part.
+            merged[-1] = Ask(f"{prev.text} {ask.text}", ask.kinds, prev.subject | ask.subject, ask.day_and_time)
+        else:
+            merged.append(ask)
+    out: list[Ask] = []
+    for ask in merged:
+        if not ask.kinds and previous_kind in RELATED_KINDS and (
+            is_follow_up_text(ask.text) or (len(merged) == 1 and not _WH.search(ask.text))
+        ):
+            ask = Ask(ask.text, RELATED_KINDS[previous_kind], ask.subject, ask.day_and_time, soft_kinds=bool(ask.subject))
+        out.append(ask)
+    return out
+
+
+def all_items(state: SessionState) -> list[Item]:
+    p = state.user_profile
+    task = [Item(key=state.current_task, value=state.current_task, kind=KIND_NOTE)] if state.current_task else []
+    names = [Item(key="name", value=n, kind=KIND_NAME) for n in p.names[:1]]
+    return task + list(state.facts) + list(state.pending_steps) + list(p.constraints) + list(p.preferences) + names
+
+
+def mentioned(wanted: set[str] | frozenset[str], words: set[str]) -> set[str]:
+    """The wanted words said in `words`, whole or inside a longer compound ("booth" in
+    "photobooth"; only for words of four letters or more, so "car" is not in "carer")."""
+    found = set(wanted & words)
+    for w in wanted - found:
+        if len(w) >= 4 and w.isascii() and any(len(x) > len(w) and w in x for x in words):
+            found.add(w)
+    return found
+
+
+def _label_bonus(ask: Ask, item: Item) -> float:
+    """A value carrying the label the question asks by: 几楼 -> 21楼, "how much" -> 十块."""
+    bonus = 0.0
+    if item.kind in (KIND_QUANTITY, KIND_NUMBER):
+        # A price answers "how much is it", and only that: "how many cupcakes" is not 75p.
+        money = _MONEY_VALUE.search(item.value) is not None
+        if _ASKS_MONEY.search(ask.text):
+            bonus += 2.0 if money else -1.0
+        elif money and _ASKS_COUNT.search(ask.text):
+            bonus -= 1.0
+    for m in _EN_LABEL.finditer(ask.text):
+        label = (m.group("label") or m.group("label2")).lower()
+        if label in _QUESTION_WORDS or stem(label) not in content_stems(item.value):
+            continue
+        bonus += 2.0  # "Which night?" -> "Tuesday nights", "And her flat number?" -> "flat 5"
+    if ask.kinds[:1] in ((KIND_TIME,), (KIND_DATE,)):
+        return bonus  # 几点, 几号 ask for a kind, not for a label
+    for m in _ZH_LABEL.finditer(ask.text):
+        if item.kind != KIND_NOTE and m.group("label") in item.value:
+            bonus += 2.0
+    return bonus
+
+
+def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
+    """Items that could answer the ask, best first (ties: the most recent first)."""
+    wanted = ask.subject
+    kinds = ask.kinds
+    items = all_items(state)
+    # What else was said in the same turn tells what a value is about ("She loves chocolate
+    # cake, so order one from Rosa's bakery": the bakery is the cake's).
+    by_turn: dict[int, set[str]] = {}
+    for item in items:
+        if item.turn:
+            by_turn.setdefault(item.turn, set()).update(content_stems(item.value) | content_stems(item.key))
+    scored: list[tuple[float, int, Item]] = []
+    for order, item in enumerate(items):
+        key_hits = mentioned(wanted, content_stems(item.key))
+        value_hits = mentioned(wanted, content_stems(item.value)) if item.value != item.key else set()  # the task: once
+        if ask.soft_kinds and not (key_hits or value_hits):
+            continue  # "And the serial?": about the serial first, of the kind last asked only then
+        about = 2.0 * len(key_hits) + (1.5 if item.kind != KIND_NOTE else 1.0) * len(value_hits)
+        if item.kind != KIND_NOTE and item.turn:
+            about += 0.5 * len(mentioned(wanted, by_turn.get(item.turn, set())) - key_hits - value_hits)
+        score = about + _label_bonus(ask, item)
+        said = content_stems(item.value)
+        if item.kind in (KIND_NAME, KIND_PLACE, KIND_ITEM) and said and said <= wanted:
+            score -= 3.0  # the value only names what the question is about ("老周点的是什么？" is not 老周)
+        if kinds:
+            if item.kind in kinds:
+                score += 3.0 if item.kind == kinds[0] else 1.5
+            elif item.kind == KIND_NOTE:
+                score -= 1.0  # a note answers "when" only when nothing typed does
+            elif not (ask.soft_kinds and (key_hits or value_hits)):
+                score -= 3.0  # a follow-up naming a new subject may ask for another kind ("And the slabs?")
+        if item.kind == KIND_TIME and kinds:
+            # A time said for a given day answers a question about that day, and only then.
+            days = [d for d in _DAY_WORDS.findall(item.key) if d]
+            if days:
+                score += 2.0 if any(d.lower().rstrip("s") in ask.text.lower() for d in days) else -1.5
+        if score > 0:
+            scored.append((score, order, item))
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    return scored
+
+
+def ranked(state: SessionState, question: str, kinds: tuple[str, ...] | None = None) -> list[tuple[float, int, Item]]:
+    """Items that could answer the whole question, best first."""
+    ask = _ask(question)
+    if kinds is not None:
+        ask = Ask(ask.text, kinds, ask.subject, ask.day_and_time)
+    return rank(state, ask)
+
+
+def _linked(a: Item, b: Item) -> bool:
+    """Two values said of one thing: in one turn, under one key, or one names the other
+    ("half past five" under the key "Monday")."""
+    if a.turn and a.turn == b.turn or a.key == b.key:
+        return True
+    return a.value.lower() in b.key.lower() or b.value.lower() in a.key.lower()
+
+
+def choose(state: SessionState, ask: Ask) -> list[Item]:
+    """The items that answer one ask: one value, a day with its time, or two equal values."""
+    scored = rank(state, ask)
+    if not scored and ask.soft_kinds:
+        # "And in the morning?" with nothing said of mornings: the most fitting value of the kind last asked.
+        ask = Ask(ask.text, ask.kinds, ask.subject, ask.day_and_time)
+        scored = rank(state, ask)
+    if not scored:
+        return []
+    kinds = ask.kinds
+    top_score, _, top = scored[0]
+    if kinds and top.kind not in kinds and not ask.soft_kinds:
+        # The kind asked for first: "几点" wants a time even when a day matches better.
+        first = next(((s, o, it) for s, o, it in scored if it.kind == kinds[0]), None)
+        if first is not None:
+            top_score, _, top = first
+    if top.kind in (KIND_TIME, KIND_DATE) and (ask.day_and_time or (kinds and kinds[0] in (KIND_TIME, KIND_DATE))):
+        # "When is it?" wants the day and the time of the same thing; "What day and time?" both.
+        other = KIND_DATE if top.kind == KIND_TIME else KIND_TIME
+        of_other = [it for _, _, it in scored if it.kind == other]
+        partner = next((it for it in of_other if _linked(it, top)), None)
+        if partner is None and ask.day_and_time and of_other:
+            partner = of_other[0]
+        if partner is not None:
+            return [partner, top] if partner.kind == KIND_DATE else [top, partner]
+        return [top]
+    # Two values said together ("活着 and 球状闪电") answer together; an equal value from
+    # another turn is more likely one the newer replaced.
+    ties = [it for s, _, it in scored[1:] if s == top_score and it.kind == top.kind and it.kind != KIND_NOTE and it.turn == top.turn]
+    return [top] + ties[:1]
+
+
+def answers_from_memory(state: SessionState, question: str) -> bool:
+    """The user's own items speak to the question (it is about what they told us)."""
+    wanted = question_keys(question)
+    if not wanted:
+        return False
+    for _, _, item in ranked(state, question)[:3]:
+        if mentioned(wanted, content_stems(item.key) | content_stems(item.value)):
+            return True
+    return False
+
+
+def is_follow_up(question: str, state: SessionState) -> bool:
+    """"And on the other days?", "平时呢？": asks again for what the last question asked."""
+    return state.last_topic in FOLLOW_UP_KINDS and is_follow_up_text(question)
