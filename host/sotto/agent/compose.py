@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from sotto.agent.recall import Ask, choose, question_asks
+from sotto.agent.recall import RecallThread, choose, question_asks
 from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_TIME, Item
 from sotto.memory.rules import RuleResult, strip_fillers
 from sotto.memory.state import SessionState
@@ -63,8 +63,7 @@ def asks_to_recall_all(question: str, lang: str) -> bool:
     return bool((_ZH_RECALL_ALL if lang == "zh" else _EN_RECALL_ALL).search(question)) and not asked_kinds(question)
 
 
-def _answer(state: SessionState, ask: Ask, lang: str) -> list[str]:
-    chosen = choose(state, ask)
+def _answer(chosen: list[Item], lang: str) -> list[str]:
     if not chosen:
         return []
     if all(i.kind == KIND_NOTE for i in chosen):
@@ -100,7 +99,11 @@ def _summary(state: SessionState, lang: str) -> list[str]:
     return [f"So far: {out[0]}."] + [f"Also: {t}." for t in out[1:]]
 
 
-def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sentences: int = 2) -> list[str]:
+def compose_reply(
+    state: SessionState, words: str, rules: RuleResult, *, max_sentences: int = 2, thread: RecallThread | None = None
+) -> list[str]:
+    """The reply sentences. `thread`: the session's last recall, read for "And the other
+    one?" and updated with this turn's."""
     lang = rules.lang
     zh = lang == "zh"
     if rules.question:
@@ -111,10 +114,13 @@ def compose_reply(state: SessionState, words: str, rules: RuleResult, *, max_sen
                 return summary[:max_sentences]
         # "Which shoulder is it, and who's my physio?" / "几点到？哪个医生？": each ask answered.
         answers: list[str] = []
-        for ask in question_asks(question, state.last_topic):
-            for sentence in _answer(state, ask, lang):
+        for ask in question_asks(question, state.last_topic, thread):
+            chosen = choose(state, ask)
+            for sentence in _answer(chosen, lang):
                 if sentence not in answers:
                     answers.append(sentence)
+            if thread is not None and chosen:
+                thread.ask, thread.answered = ask, chosen
         if answers:
             if len(answers) > max_sentences:
                 joiner = "" if zh else " "

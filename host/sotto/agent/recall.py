@@ -11,7 +11,7 @@ items are ranked: a replaced value is no longer an item, so it can never be chos
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
 from sotto.memory.state import SessionState
@@ -45,6 +45,8 @@ _PART_BREAK = re.compile(
 )
 # A question word: a part without one ("Mine?", "The motor driver one?") asks again.
 _WH = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b|什么|啥|哪|谁|几|多少|怎么", re.I)
+# "And the other one?", "And mine?", 那另一个呢？, 那我呢？: the same ask again, for another thing.
+_OTHER = re.compile(r"\b(?:other|another|mine|me)\b|另一|另外|其他|别的|^那?我的?呢", re.I)
 _ASKS_DAY = re.compile(r"\b(?:day|date|night)\b|哪天|几号|星期几|周几|礼拜几|哪一天", re.I)
 _ASKS_CLOCK = re.compile(r"\btime\b|几点", re.I)
 # "几楼", "哪排", "多少号": the word after the question word is the label the value carries (21楼).
@@ -65,6 +67,16 @@ class Ask:
     subject: frozenset[str]  # content words naming what it is about
     day_and_time: bool = False  # "What day and time?", 哪天几点
     soft_kinds: bool = False  # kinds carried over from the last question: the subject decides first
+    given: frozenset[str] = frozenset()  # values already answered: "And the other one?" wants another
+
+
+@dataclass
+class RecallThread:
+    """The last recall ask of a session and the values that answered it: "And the other
+    one?", "And mine?" ask the same again for another thing. Kept by the agent per session."""
+
+    ask: Ask | None = None
+    answered: list[Item] = field(default_factory=list)
 
 
 _QUESTION_STEMS = frozenset(stem(w) for w in _QUESTION_WORDS)
@@ -94,9 +106,10 @@ def is_follow_up_text(question: str) -> bool:
     return bool(_FOLLOW_UP.search(question.strip()))
 
 
-def question_asks(question: str, previous_kind: str = "") -> list[Ask]:
+def question_asks(question: str, previous_kind: str = "", thread: RecallThread | None = None) -> list[Ask]:
     """The asks of a question, in order. A part naming only a subject ("And Gerald?",
-    "那老伴的呢？") takes the kinds of the part after it, or, alone, those of the last question."""
+    "那老伴的呢？") takes the kinds of the part after it, or, alone, those of the last question;
+    "And the other one?" asks the last question again, for a value not yet given."""
     parts = [p.strip() for p in _PART_BREAK.split(question) if p and p.strip(" ?？,，.。")]
     asks = [_ask(p) for p in parts] or [_ask(question)]
     merged: list[Ask] = []
@@ -108,7 +121,15 @@ def question_asks(question: str, previous_kind: str = "") -> list[Ask]:
         else:
             merged.append(ask)
     out: list[Ask] = []
+    last = thread.ask if thread is not None else None
     for ask in merged:
+        if last is not None and not ask.kinds and _OTHER.search(ask.text) and (is_follow_up_text(ask.text) or len(merged) == 1):
+            given = frozenset(i.value for i in thread.answered) if thread is not None else frozenset()
+            out.append(Ask(ask.text, last.kinds, last.subject | ask.subject, last.day_and_time, given=given))
+            continue
+        if not ask.kinds and last is not None and last.kinds and is_follow_up_text(ask.text):
+            out.append(Ask(ask.text, last.kinds, ask.subject, ask.day_and_time, soft_kinds=bool(ask.subject)))
+            continue
         if not ask.kinds and previous_kind in RELATED_KINDS and (
             is_follow_up_text(ask.text) or (len(merged) == 1 and not _WH.search(ask.text))
         ):
@@ -172,6 +193,8 @@ def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
     for order, item in enumerate(items):
         key_hits = mentioned(wanted, content_stems(item.key))
         value_hits = mentioned(wanted, content_stems(item.value)) if item.value != item.key else set()  # the task: once
+        if item.value in ask.given:
+            continue
         if ask.soft_kinds and not (key_hits or value_hits):
             continue  # "And the serial?": about the serial first, of the kind last asked only then
         about = 2.0 * len(key_hits) + (1.5 if item.kind != KIND_NOTE else 1.0) * len(value_hits)
@@ -220,7 +243,7 @@ def choose(state: SessionState, ask: Ask) -> list[Item]:
     scored = rank(state, ask)
     if not scored and ask.soft_kinds:
         # "And in the morning?" with nothing said of mornings: the most fitting value of the kind last asked.
-        ask = Ask(ask.text, ask.kinds, ask.subject, ask.day_and_time)
+        ask = Ask(ask.text, ask.kinds, ask.subject, ask.day_and_time, given=ask.given)
         scored = rank(state, ask)
     if not scored:
         return []

@@ -13,6 +13,7 @@ sentence that passes is spoken; when none passes in time the reply says so hones
 from __future__ import annotations
 
 import queue
+from collections import OrderedDict
 import re
 import threading
 import time
@@ -23,6 +24,7 @@ from typing import Callable, Iterator
 from sotto.engines.base import LanguageModel
 from sotto.errors import ModelError
 from sotto.agent.compose import compose_reply
+from sotto.agent.recall import RecallThread
 from sotto.agent.reference import Reference
 from sotto.agent.router import (
     HOST_FACT, KNOWLEDGE, LIVE_DATA, MODEL, NO_ANSWER, Route, host_fact_sentence, live_data_sentence, no_answer_sentence,
@@ -41,6 +43,7 @@ OPEN_MAX_TOKENS = 56
 OPEN_ANSWER_DEADLINE_MS = 1900.0
 NEXT_SENTENCE_TIMEOUT_S = 1.5  # a second sentence that is slower than this is not waited for
 _DONE = object()
+RECALL_THREADS_MAX = 64  # sessions whose last recall is kept (a follow-up refers to it)
 MAX_SENTENCE_CHARS = 220
 _BAD_PHRASES = re.compile(
     r"\b(?:ai|language model|i'm not sure|i am not sure|i don't know what|sorry|misunderstanding|the user|assistant|i'm here to help"
@@ -200,6 +203,15 @@ class ReplyWriter:
         self.model = model
         self.deadline_ms = open_answer_deadline_ms
         self.now = now
+        # Each session's last recall ("And the other one?"), the most recent sessions only.
+        self._threads: OrderedDict[str, RecallThread] = OrderedDict()
+
+    def _thread(self, session_id: str) -> RecallThread:
+        thread = self._threads.pop(session_id, None) or RecallThread()
+        self._threads[session_id] = thread
+        while len(self._threads) > RECALL_THREADS_MAX:
+            self._threads.popitem(last=False)
+        return thread
 
     def sentences(
         self,
@@ -263,7 +275,7 @@ class ReplyWriter:
                 return [passage]
         if route.name in (MODEL, NO_ANSWER):
             return [no_answer_sentence(lang)]  # nothing the model said passed, or no model may answer
-        return compose_reply(state, words, rules, max_sentences=max_sentences)
+        return compose_reply(state, words, rules, max_sentences=max_sentences, thread=self._thread(state.session_id))
 
     def _threaded(
         self,
