@@ -1,0 +1,231 @@
+"""Recall answers chosen by asks: parts, subjects, follow-ups, labels, "the other one".
+
+Each mechanism is tested on a state of hand-made items (the selection alone, whatever
+keys the memory writes) and, where it matters, through the rules end to end. The
+conversations are our own; none comes from an eval script.
+"""
+
+from __future__ import annotations
+
+from sotto.agent.compose import compose_reply
+from sotto.agent.recall import Ask, RecallThread, choose, question_asks
+from sotto.agent.router import MEMORY, route_turn
+from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
+from sotto.memory.rules import extract
+from sotto.memory.state import SessionState
+
+
+def _state(*items: Item) -> SessionState:
+    state = SessionState()
+    state.facts = list(items)
+    return state
+
+
+def _ask(state: SessionState, question: str, thread: RecallThread | None = None) -> tuple[str, SessionState]:
+    rules = extract(question, state)
+    assert rules.question and rules.state is not None
+    return " ".join(compose_reply(rules.state, question, rules, thread=thread)), rules.state
+
+
+def _talk(lines: list[str]) -> list[str]:
+    """Replies to a conversation run through the rules, one recall thread for the session."""
+    state, thread, replies = SessionState(), RecallThread(), []
+    for turn, words in enumerate(lines, 1):
+        rules = extract(words, state, turn=turn)
+        assert rules.state is not None
+        state = rules.state
+        replies.append(" ".join(compose_reply(state, words, rules, thread=thread)))
+    return replies
+
+
+# ------------------------------------------------------------------ a question in parts
+
+
+def test_a_question_in_two_parts_gets_both_answers() -> None:
+    state = _state(
+        Item(key="vet appointment", value="Thursday", kind=KIND_DATE, turn=1),
+        Item(key="vet appointment Thursday", value="10 am", kind=KIND_TIME, turn=1),
+        Item(key="cat weighs", value="six kilos", kind=KIND_QUANTITY, turn=2),
+    )
+    reply, _ = _ask(state, "What time is the vet, and how many kilos does the cat weigh?")
+    assert "10 am" in reply and "six kilos" in reply.lower()
+
+
+def test_chinese_parts_split_at_the_question_mark() -> None:
+    state = _state(
+        Item(key="份 炒饭", value="三份", kind=KIND_QUANTITY, turn=1),
+        Item(key="取餐", value="下午五点", kind=KIND_TIME, turn=2),
+    )
+    reply, _ = _ask(state, "炒饭订了几份？几点去取？")
+    assert "三份" in reply and "五点" in reply
+
+
+def test_day_and_time_asked_together_are_both_answered() -> None:
+    # The time is keyed by its day ("Monday"), said in another turn than the day itself.
+    state = _state(
+        Item(key="tyres fitted", value="Monday", kind=KIND_DATE, turn=3),
+        Item(key="Monday", value="quarter to five", kind=KIND_TIME, turn=4),
+    )
+    reply, _ = _ask(state, "So which day and what time am I booked for?")
+    assert "Monday" in reply and "quarter to five" in reply
+
+
+# ------------------------------------------------------------------ the subject named
+
+
+def test_a_bare_subject_takes_the_kinds_of_the_part_after_it() -> None:
+    state = _state(
+        Item(key="Tom lesson", value="Monday", kind=KIND_DATE, turn=1),
+        Item(key="Tom lesson Monday", value="4 pm", kind=KIND_TIME, turn=1),
+        Item(key="Anna lesson", value="Wednesday", kind=KIND_DATE, turn=2),
+        Item(key="Anna lesson Wednesday", value="6 pm", kind=KIND_TIME, turn=2),
+    )
+    asks = question_asks("And Anna? What day and time?")
+    assert len(asks) == 1 and asks[0].day_and_time and "anna" in asks[0].subject
+    reply, _ = _ask(state, "And Anna? What day and time?")
+    assert "Wednesday" in reply and "6 pm" in reply and "Monday" not in reply
+
+
+def test_a_follow_up_with_a_new_subject_answers_for_that_subject() -> None:
+    # The last question asked a time; the follow-up names a thing whose value is a day.
+    state = _state(
+        Item(key="gravel delivery", value="8 am", kind=KIND_TIME, turn=1),
+        Item(key="slabs coming", value="Tuesday", kind=KIND_DATE, turn=2),
+    )
+    state.last_topic = KIND_TIME
+    reply, _ = _ask(state, "And the slabs?")
+    assert reply == "On Tuesday."
+
+
+def test_chinese_follow_up_names_the_person() -> None:
+    state = _state(
+        Item(key="副 我的", value="五副", kind=KIND_QUANTITY, turn=1),
+        Item(key="副 老伴的", value="八副", kind=KIND_QUANTITY, turn=1),
+        Item(key="来取", value="四点", kind=KIND_TIME, turn=2),
+    )
+    state.last_topic = KIND_TIME
+    reply, _ = _ask(state, "那老伴的呢？")
+    assert "八副" in reply and "四点" not in reply
+
+
+def test_a_follow_up_about_nothing_stored_falls_back_to_the_kind_asked() -> None:
+    state = _state(Item(key="heating comes on", value="half six", kind=KIND_TIME, turn=1))
+    state.last_topic = KIND_TIME
+    reply, _ = _ask(state, "And in the mornings?")
+    assert "half six" in reply
+
+
+# ------------------------------------------------------------------ labels and prices
+
+
+def test_a_chinese_label_selects_the_value_that_carries_it() -> None:
+    state = _state(
+        Item(key="送到星光大厦", value="C座", kind=KIND_NUMBER, turn=1),
+        Item(key="送到星光大厦", value="18楼", kind=KIND_NUMBER, turn=1),
+        Item(key="苹果", value="十斤", kind=KIND_QUANTITY, turn=2),
+    )
+    reply, _ = _ask(state, "送到几楼？")
+    assert "18楼" in reply and "十斤" not in reply and "C座" not in reply
+
+
+def test_an_english_label_selects_the_value_that_carries_it() -> None:
+    state = _state(
+        Item(key="scooter service", value="Friday", kind=KIND_DATE, turn=1),
+        Item(key="mum lives", value="flat 9", kind=KIND_NUMBER, turn=2),
+        Item(key="bin night", value="Tuesday nights", kind=KIND_DATE, turn=3),
+    )
+    state.last_topic = KIND_DATE
+    assert _ask(state, "And her flat number?")[0] == "Flat 9."
+    assert "Tuesday nights" in _ask(state, "Which night do the bins go out?")[0]
+
+
+def test_a_price_answers_how_much_and_not_how_many() -> None:
+    state = _state(
+        Item(key="把 菜刀", value="一把菜刀", kind=KIND_QUANTITY, turn=1),
+        Item(key="块 菜刀", value="十块", kind=KIND_QUANTITY, turn=1),
+    )
+    assert "十块" in _ask(state, "菜刀多少钱？")[0]
+    state = _state(
+        Item(key="scones each", value="fifty pence", kind=KIND_QUANTITY, turn=1),
+        Item(key="scones baking", value="30 scones", kind=KIND_QUANTITY, turn=2),
+    )
+    assert "30 scones" in _ask(state, "How many scones am I baking?")[0]
+    assert "fifty pence" in _ask(state, "How much are the scones?")[0].lower()
+
+
+def test_a_value_that_only_names_the_subject_does_not_answer() -> None:
+    state = _state(
+        Item(key="bringing", value="Priya", kind=KIND_NAME, turn=1),
+        Item(key="lunch", value="Priya's bringing a lentil salad", kind=KIND_NOTE, turn=1),
+    )
+    reply, _ = _ask(state, "What's Priya bringing?")
+    assert "lentil salad" in reply
+
+
+def test_a_word_inside_a_stored_compound_is_a_mention() -> None:
+    state = _state(
+        Item(key="hire photobooth", value="Saturday", kind=KIND_DATE, turn=1),
+        Item(key="starts", value="9 pm", kind=KIND_TIME, turn=2),
+    )
+    rules = extract("What time does the booth start?", state)
+    assert route_turn("What time does the booth start?", rules, state).name == MEMORY
+
+
+# ------------------------------------------------------------------ the other one
+
+
+def test_the_other_one_asks_the_last_question_for_the_value_not_given() -> None:
+    state = _state(
+        Item(key="Ella tablet locks", value="8:45", kind=KIND_TIME, turn=1),
+        Item(key="Max tablet locks", value="7:30", kind=KIND_TIME, turn=1),
+        Item(key="Max tablet", value="silver", kind=KIND_PLACE, turn=2),
+    )
+    thread = RecallThread()
+    first, state = _ask(state, "What time does Ella's tablet lock?", thread)
+    assert "8:45" in first and thread.answered and thread.answered[0].value == "8:45"
+    other, _ = _ask(state, "And the other one?", thread)
+    assert "7:30" in other and "8:45" not in other
+
+
+def test_chinese_the_other_one_and_mine() -> None:
+    state = _state(
+        Item(key="给我弟的寄到", value="成都武侯区", kind=KIND_PLACE, turn=1),
+        Item(key="给我同事的寄到", value="杭州西湖区", kind=KIND_PLACE, turn=2),
+        Item(key="爸爸理发", value="七点", kind=KIND_TIME, turn=3),
+        Item(key="理发 我", value="六点四十", kind=KIND_TIME, turn=3),
+    )
+    thread = RecallThread()
+    first, state = _ask(state, "给我弟的寄到哪儿？", thread)
+    assert "成都" in first and "杭州" not in first
+    other, state = _ask(state, "那另一个呢？", thread)
+    assert "杭州" in other and "成都" not in other
+    dad, state = _ask(state, "爸爸几点理发？", thread)
+    assert "七点" in dad
+    mine, _ = _ask(state, "那我呢？", thread)
+    assert "六点四十" in mine and "七点" not in mine
+
+
+def test_the_other_one_never_names_a_replaced_value() -> None:
+    replies = _talk([
+        "Book a table for six at Nico's on Friday.",
+        "Actually make that eight people.",
+        "How many people is the table for?",
+        "And the other one?",
+    ])
+    assert "eight" in replies[2].lower() and "six" not in replies[2].lower()
+    assert "six" not in replies[3].lower()
+
+
+def test_without_a_thread_the_other_one_still_answers_by_kind() -> None:
+    state = _state(Item(key="pickup", value="5 pm", kind=KIND_TIME, turn=1))
+    state.last_topic = KIND_TIME
+    assert "5 pm" in _ask(state, "And the other one?")[0]
+
+
+def test_ties_from_different_turns_are_not_both_spoken() -> None:
+    # Two equal times from two turns: the newer is said, not both (one may have replaced the other).
+    state = _state(
+        Item(key="swim lesson", value="4:15", kind=KIND_TIME, turn=1),
+        Item(key="swim lesson", value="5:40", kind=KIND_TIME, turn=4),
+    )
+    assert choose(state, Ask("What time is the swim lesson?", (KIND_TIME, KIND_DATE), frozenset({"swim", "lesson"}))) == [state.facts[1]]
