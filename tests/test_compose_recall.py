@@ -229,3 +229,39 @@ def test_ties_from_different_turns_are_not_both_spoken() -> None:
         Item(key="swim lesson", value="5:40", kind=KIND_TIME, turn=4),
     )
     assert choose(state, Ask("What time is the swim lesson?", (KIND_TIME, KIND_DATE), frozenset({"swim", "lesson"}))) == [state.facts[1]]
+
+
+# ------------------------------------------------------------------ routing and notes
+
+
+def _route(state: SessionState, question: str) -> str:
+    rules = extract(question, state)
+    assert rules.state is not None
+    return route_turn(question, rules, rules.state, model_does=lambda lang: True).name
+
+
+def test_a_follow_up_goes_to_memory_even_when_the_last_question_asked_no_kind() -> None:
+    state = _state(Item(key="parents room", value="216", kind=KIND_NUMBER, turn=1))
+    assert _route(state, "And mine?") == MEMORY
+    assert _route(state, "And what's the capital of Peru?") != MEMORY
+
+
+def test_a_name_the_user_told_us_makes_it_a_memory_question() -> None:
+    state = _state(Item(key="meals", value="Carlos wants the lamb, I'll have the risotto", kind=KIND_NOTE, turn=1))
+    assert _route(state, "What's Carlos eating?") == MEMORY
+    assert _route(state, "What do Pandas eat?") != MEMORY
+    assert "lamb" in _ask(state, "What's Carlos eating?")[0]
+
+
+def test_two_in_three_question_words_in_an_item_make_it_a_memory_question() -> None:
+    state = _state(Item(key="tablet", value="Max is on the silver tablet, the old one", kind=KIND_NOTE, turn=1))
+    assert _route(state, "Which tablet is Max using?") == MEMORY
+
+
+def test_a_note_answer_speaks_the_clause_about_the_subject() -> None:
+    # The first clause holds a value that a later turn replaced; it is not replayed.
+    state = _state(Item(key="events", value="哥哥报八百米，妹妹报跳绳", kind=KIND_NOTE, turn=1))
+    reply, _ = _ask(state, "妹妹报的什么项目？")
+    assert "跳绳" in reply and "八百米" not in reply
+    state = _state(Item(key="engraving", value="Engraving inside the ring, A and R", kind=KIND_NOTE, turn=1))
+    assert "A and R" in _ask(state, "What's the engraving inside the ring?")[0]

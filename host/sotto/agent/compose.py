@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from sotto.agent.recall import RecallThread, choose, question_asks
+from sotto.agent.recall import Ask, RecallThread, choose, clause_about, question_asks
 from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_TIME, Item
 from sotto.memory.rules import RuleResult, strip_fillers
 from sotto.memory.state import SessionState
@@ -63,11 +63,11 @@ def asks_to_recall_all(question: str, lang: str) -> bool:
     return bool((_ZH_RECALL_ALL if lang == "zh" else _EN_RECALL_ALL).search(question)) and not asked_kinds(question)
 
 
-def _answer(chosen: list[Item], lang: str) -> list[str]:
+def _answer(chosen: list[Item], ask: Ask, lang: str) -> list[str]:
     if not chosen:
         return []
     if all(i.kind == KIND_NOTE for i in chosen):
-        said = second_person(strip_fillers(chosen[0].value))
+        said = second_person(strip_fillers(clause_about(chosen[0].value, ask.subject)))
         return ["你说过：" + said.rstrip("。") + "。"] if lang == "zh" else [f"You told me: {said.rstrip('.')}."]
     parts = [_spoken_value(i, lang) for i in chosen]
     if lang == "zh":
@@ -116,7 +116,7 @@ def compose_reply(
         answers: list[str] = []
         for ask in question_asks(question, state.last_topic, thread):
             chosen = choose(state, ask)
-            for sentence in _answer(chosen, lang):
+            for sentence in _answer(chosen, ask, lang):
                 if sentence not in answers:
                     answers.append(sentence)
             if thread is not None and chosen:

@@ -155,6 +155,26 @@ def mentioned(wanted: set[str] | frozenset[str], words: set[str]) -> set[str]:
     return found
 
 
+_CLAUSE_BREAK = re.compile(r"[，,；;]\s*")
+
+
+def clause_about(note: str, subject: frozenset[str] | set[str]) -> str:
+    """The clause of a note that speaks of the subject, with the clause after it (which
+    often carries its value: "engraving inside, A and R"): "妹妹梁子涵报跳绳" of
+    "哥哥梁子轩报八百米，妹妹梁子涵报跳绳". The whole note when no clause does better than
+    another. The clauses before may hold values that are no longer current."""
+    clauses = [c for c in _CLAUSE_BREAK.split(note) if c.strip()]
+    if len(clauses) < 2 or not subject:
+        return note
+    hits = [len(mentioned(subject, content_stems(c))) for c in clauses]
+    best = max(hits)
+    if best == 0 or hits.count(best) > 1:
+        return note
+    at = hits.index(best)
+    sep = "，" if re.search(r"[\u4e00-\u9fff]", note) else ", "
+    return sep.join(c.strip() for c in clauses[at : at + 2])
+
+
 def _label_bonus(ask: Ask, item: Item) -> float:
     """A value carrying the label the question asks by: 几楼 -> 21楼, "how much" -> 十块."""
     bonus = 0.0
@@ -179,7 +199,7 @@ def _label_bonus(ask: Ask, item: Item) -> float:
 
 
 def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
-    """Items that could answer the ask, best first (ties: the most recent first)."""
+    """Items that could answer the ask, best first (ties: the most recently said first)."""
     wanted = ask.subject
     kinds = ask.kinds
     items = all_items(state)
@@ -218,7 +238,7 @@ def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
                 score += 2.0 if any(d.lower().rstrip("s") in ask.text.lower() for d in days) else -1.5
         if score > 0:
             scored.append((score, order, item))
-    scored.sort(key=lambda x: (-x[0], -x[1]))
+    scored.sort(key=lambda x: (-x[0], -x[2].turn, -x[1]))
     return scored
 
 

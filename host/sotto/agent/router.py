@@ -24,11 +24,12 @@ from datetime import datetime
 from typing import Callable
 
 from sotto.agent.compose import asks_to_recall_all
-from sotto.agent.recall import answers_from_memory, is_follow_up, mentioned, question_keys, ranked
+from sotto.agent.recall import all_items, answers_from_memory, is_follow_up, is_follow_up_text, mentioned, question_keys, ranked
 from sotto.agent.reference import Reference
 from sotto.memory.rules import RuleResult
 from sotto.memory.state import SessionState
 from sotto.memory.statements import asked_kinds, content_stems
+from sotto.memory.text import stem
 
 ACTION = "action"
 CONFIRM = "confirm"
@@ -88,6 +89,8 @@ _ZH_LIVE = (
 # The user asks about their own data: first person, or asking us to recall.
 _EN_ABOUT_ME = re.compile(r"\b(?:my|mine|our|ours|again|did i|did we|you told|i told|i said|i asked)\b", re.I)
 _ZH_ABOUT_ME = re.compile(r"我|咱们|来着|刚才")
+# A capitalised word after the first: a name ("What's Carlos eating?").
+_EN_PROPER_NAME = re.compile(r"(?<=[a-z,] )([A-Z][a-z]{2,})\b")
 _EN_FIRST_PERSON = re.compile(r"\b(?:i|my|mine|we|our|ours)\b", re.I)
 _ZH_FIRST_PERSON = re.compile(r"我|咱")
 _EN_ANAPHORA = re.compile(r"\b(?:he|she|him|her|his|they|them|their|it|that|this|there|then)\b", re.I)
@@ -148,6 +151,12 @@ def _memory_answers(question: str, state: SessionState, lang: str) -> bool:
     """A memory question: about what the user told us, so only the items can answer it."""
     if asks_to_recall_all(question, lang) or is_follow_up(question, state):
         return True  # "Can you read back my order?", "And on the other days?"
+    stored = set().union(*(content_stems(i.key) | content_stems(i.value) for i in all_items(state)))
+    asked = question_keys(question)
+    if is_follow_up_text(question) and not asked_kinds(question) and stored and (not asked or mentioned(asked, stored)):
+        return True  # "And mine?", "And the cut?": the conversation goes on about what was asked last
+    if any(stem(n.lower()) in stored for n in _EN_PROPER_NAME.findall(question)):
+        return True  # "What's Carlos eating?": a person or place the user told us about
     kinds = asked_kinds(question)
     zh = lang == "zh"
     first_person = (_ZH_FIRST_PERSON if zh else _EN_FIRST_PERSON).search(question) is not None
@@ -167,8 +176,13 @@ def _memory_answers(question: str, state: SessionState, lang: str) -> bool:
             return True
     if (first_person or anaphoric or (_ZH_ABOUT_ME if zh else _EN_ABOUT_ME).search(question)) and answers_from_memory(state, question):
         return True  # "What do I need to bring again?", "What milk am I getting?", "她对什么过敏？"
-    # "What's the gate code?" names what the user told us: every word it asks about is in an item.
-    return bool(wanted) and any(mentioned(wanted, content_stems(i.key) | content_stems(i.value)) == wanted for i in items[:1])
+    # "What's the gate code?" names what the user told us: every word it asks about is in an
+    # item, or of three words or more, two in three ("Which tablet is Max using?").
+    for item in items[:1]:
+        said = mentioned(wanted, content_stems(item.key) | content_stems(item.value))
+        if wanted and (said == wanted or (len(said) >= 2 and 3 * len(said) >= 2 * len(wanted))):
+            return True
+    return False
 
 
 def route_turn(
