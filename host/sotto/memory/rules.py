@@ -654,10 +654,20 @@ def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
         return None
     new = m.group("new")
     head = text[: m.start()]
-    stored = [i for i in _typed(state.all_items()) if i.kind in ("place", "name", "item") and len(i.value) >= 2 and i.value in head and i.value not in new]
-    if len(stored) != 1 or any(new in i.value for i in state.all_items()):
+    items = state.all_items()
+    if any(new in i.value for i in items):
         return None
-    return stored[0].value, new
+    stored = [i.value for i in _typed(items) if i.kind in ("place", "name", "item") and len(i.value) >= 2 and i.value in head and i.value not in new]
+    if len(stored) == 1:
+        return stored[0], new
+    if stored:
+        return None
+    # A thing kept only in a note ("聚丰园"): the first noun of the sentence that a note says.
+    notes = [i.value for i in items if i.kind == KIND_NOTE] + [state.current_task]
+    for word, flag in zh_words(head):
+        if len(word) >= 2 and flag.startswith("n") and any(word in n for n in notes) and word not in new:
+            return word, new
+    return None
 
 
 def _cancelled(w: _Working, what: str) -> list[Item]:
