@@ -22,7 +22,7 @@ from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.statements import Statement, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
-from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
+from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
 
@@ -90,7 +90,7 @@ _EN_RETRACT = re.compile(
     r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)",
     re.I,
 )
-_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:拿|要|带|买|订|做|用|去|卖|办)了|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了")
+_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:[\u4e00-\u9fff]{1,2}?)了(?=[，。！,.!]|$)|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了")  # 剪刀不磨了, 洗衣机就不回收了
 _ZH_CANCEL = re.compile(rf"^(?:算了[，,]?\s*)?(?:取消|不要|算了|别)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
 _EN_PREFERENCE = re.compile(r"\bI (?:really )?(?:like|love|prefer|enjoy|hate|dislike)\b", re.I)
 _ZH_PREFERENCE = re.compile(r"我(?:很|最|比较)?(?:喜欢|爱|偏好|讨厌|不喜欢)")
@@ -496,6 +496,15 @@ def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Pla
     return where
 
 
+def _same_sort(new: Item, old: Item) -> bool:
+    """A value of the old one's kind, or a bare number for a count or a time ("Twelve minutes floods
+    the trays. Eight's plenty.")."""
+    if new.kind == old.kind:
+        return True
+    bare = re.fullmatch(rf"(?:\d{{1,3}}|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[一二两三四五六七八九十百]+)", new.value.strip(), re.I)
+    return new.kind == "number" and old.kind in ("quantity", "time") and bare is not None
+
+
 def _literal_mentions(text: str, stored: list[Item], lang: str) -> list[tuple[str, Item]]:
     """Stored names, places and things the sentence names word for word, though it reads no value
     there ("东门那个点撤了" names the stored 小区东门 by its last word)."""
@@ -532,7 +541,10 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
     for old_at, old in repeated:
         if old.kind not in VALUE_KINDS or id(old) in fresh or not any(i is old for i in stored):
             continue  # only a value stored before this turn can be the old one
-        news = [item for at, item in added if apart(at, old_at) and item.kind == old.kind and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used]
+        news = [
+            item for at, item in added
+            if apart(at, old_at) and _same_sort(item, old) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
+        ]
         if old.kind == "item":
             news = [n for n in news if choice_class(n.value) == choice_class(old.value)]
         if len(news) != 1:

@@ -223,7 +223,7 @@ _ZH_ID = re.compile(r"[\u4e00-\u9fff]?(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z
 _ZH_NAME_AFTER = re.compile(r"(?:叫|是|换成|改成|找|跟|和|请|给|让)(?P<name>[\u4e00-\u9fff]{2,3}?)(?=(?:老师|医生|教练|先生|女士|小姐|师傅|经理|总)?(?:[，。,.！!？?带来去吧了的]|$))")
 _ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|老公|老婆|丈夫|妻子|儿子|女儿|舅舅|姑姑|叔叔|阿姨|婆婆|公公)")
 _EN_KIN = re.compile(r"\b(?:my|his|her|their|our|the kids'|the kid's)\s+(?:mum|mom|mother|dad|father|grandma|grandmother|granny|nan|grandpa|grandfather|husband|wife|partner|brother|sister|son|daughter|uncle|aunt|auntie|neighbou?r|boss|babysitter|nanny)\b", re.I)
-_ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|总|阿姨|叔叔|工)")
+_ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)")
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
 _ZH_UNIT_CODE = re.compile(r"[A-Za-z\d一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
@@ -507,6 +507,9 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         if first == "of" and unit.lower() not in ("of us", "of them"):
             continue  # "one of the guests": a person, not a count
         parts = re.split(r"[\s-]", unit)
+        if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):
+            parts = parts[:1]  # "twelve minutes floods the trays": a plural noun is the whole unit, the word after it a verb
+            unit = parts[0]
         if len(parts) == 2 and not (parts[0].lower().endswith(("'s", "’s")) or re.search(r"[^s']s$", parts[1].lower())):
             parts = parts[:1]  # "one cousin dropped": the counted noun is "cousin"
             unit = parts[0]
@@ -853,7 +856,7 @@ def _zh_looks_like_name(text: str) -> bool:
     return 2 <= len(text) <= 3 and text[0] in _ZH_SURNAMES
 
 
-_ZH_TITLES = re.compile(r"(?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|总|阿姨|叔叔|工)$")
+_ZH_TITLES = re.compile(r"(?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)$")
 
 
 def _zh_copula_key(text: str, value: Value) -> str:
