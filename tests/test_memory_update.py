@@ -271,6 +271,12 @@ THIRD_ROUND = [
     ("en", "people count", ["About twenty kids are coming."], "Replies are all in, we've got thirty-one coming.", "twenty kids", "thirty-one"),
     ("en", "rescaled unit", ["Set the timebase to 200 nanoseconds per division."], "Too short. Five microseconds per division on the timebase.", "200 nanoseconds", "Five microseconds"),
     ("zh", "stored place named by its last word", ["包裹放在小区南门的快递柜。"], "物业说南门那个柜子拆了，以后去西门取。", "小区南门", "西门"),
+    ("en", "raise it to", ["The fundraising target is £400."], "We've passed that already! Raise it to six hundred.", "£400", "six hundred"),
+    ("en", "a short code restated", ["Probe the signal at TP4."], "Sorry, I meant TP6.", "TP4", "TP6"),
+    ("zh", "fully booked, then the new day", ["游泳课约在周四上午。"], "我弄错了，周四上午已经约满了，换成周五下午。", "周四", "周五"),
+    ("zh", "a letter size chosen again", ["衣服要S码的。"], "孩子长得快，还是M码吧。", "S码", "M码"),
+    ("zh", "a graded colour with no suffix", ["窗帘要米色的。"], "米色的没货了，就要深绿。", "米色", "深绿"),
+    ("zh", "X算了 retracts X", ["我要洗鞋。", "皮鞋要护理，羽毛球鞋要刷白。"], "羽毛球鞋算了，还能凑合穿。", "羽毛球鞋", "皮鞋"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 
@@ -289,6 +295,10 @@ def test_third_round_corrections(lang: str, name: str, before: list[str], words:
         (["We're training for the Bristol half.", "Coach reckons five fifteen is better."], ["Bristol"]),
         # a range keeps both ends as one value, and another range of another thing stays
         (["Main hall ten till twelve.", "And the small room two till four."], ["ten till twelve", "two till four"]),
+        # two measures in one unit about different things both stay
+        (["The rail is 5 volts.", "Trigger at 2.5 volts on the rising edge."], ["5 volts", "2.5 volts"]),
+        # a decimal after "at" is a measure, not a clock time
+        (["Charge pack B at 1.3 amps."], ["1.3 amps"]),
         # "three adults" is not a correction of "one child"
         (["Two adults and one child on the ferry.", "My aunt is coming too, so that's three adults."], ["one child"]),
         # a yes/no question about a period is a question, not a value

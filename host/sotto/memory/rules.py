@@ -90,7 +90,7 @@ _EN_RETRACT = re.compile(
     r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)",
     re.I,
 )
-_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:[\u4e00-\u9fff]{1,2}?)了(?=[，。！,.!]|$)|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了")  # 剪刀不磨了, 洗衣机就不回收了
+_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:[\u4e00-\u9fff]{1,2}?)了(?=[，。！,.!]|$)|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了|(?P<what3>[\u4e00-\u9fff]{2,6}?)(?:就|也)?算了")  # 剪刀不磨了, 洗衣机就不回收了, 羽毛球鞋算了
 _ZH_CANCEL = re.compile(rf"^(?:算了[，,]?\s*)?(?:取消|不要|算了|别)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
 _EN_PREFERENCE = re.compile(r"\bI (?:really )?(?:like|love|prefer|enjoy|hate|dislike)\b", re.I)
 _ZH_PREFERENCE = re.compile(r"我(?:很|最|比较)?(?:喜欢|爱|偏好|讨厌|不喜欢)")
@@ -744,7 +744,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         retract = (_ZH_RETRACT if lang == "zh" else _EN_RETRACT).search(body)
         retracted_part = False
         if retract and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
-            what = retract.group("what") or retract.group("what2") or ""
+            what = next((g for g in retract.groups() if g), "")
             doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
                 # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.

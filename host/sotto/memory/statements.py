@@ -43,7 +43,7 @@ _EN_TIME = re.compile(
 # A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
 _DAYPART = r"(?: in the (?:morning|afternoon|evening)| at night| tonight| sharp)?"
 _HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[01]?\d|2[0-4])"
-_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
+_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?![.,]\d)(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
 _UNIT_WORD = r"[a-z][a-z'-]*"
 _EN_QUANTITY = re.compile(
     rf"(?:\$\s?\d+(?:[.,]\d+)?|\b(?:{_NUM}|{_NUM_WORD}))(?:(?:\s|-)(?P<delta>more|extra|additional|fewer|less))?"
@@ -99,7 +99,8 @@ _EN_CHOICE = re.compile(
 _EN_FREQUENCY_CHOICE = r"daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly"
 _ZH_CHOICE = re.compile(
     r"(?<![零〇一二两三四五六七八九十百千\d])(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)"
-    r"|(?<![零〇一二两三四五六七八九十百千\d])[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码"
+    r"|(?<![零〇一二两三四五六七八九十百千\d])[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码|(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:号|码)"
+    r"|[深浅淡亮暗藏天酒玫](?:红|橙|黄|绿|蓝|紫|粉|棕|灰)(?![色的])"
 )
 _QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
 _EN_FRACTION = re.compile(
@@ -143,7 +144,7 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
-_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|(?<![-/])\b[A-Z]{1,3}\d{1,3}\b(?![-/.]\w)|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
 # "ten till twelve", "2-4 pm", "Zones one to three", "between two and four": one value, a range.
 _EN_RANGE_END = rf"(?:noon|midday|midnight|(?:half past|quarter past|quarter to|half) {_HOUR}|\d{{1,2}}(?::\d{{2}})?(?:\s?{_AMPM})?|{_HOUR}(?:[- ](?:thirty|fifteen|forty-five))?(?:\s?{_AMPM})?)"
 _EN_RANGE = re.compile(
@@ -234,7 +235,7 @@ _ZH_ADDRESS = re.compile(
 _ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:我|他|她|我们|他们|她们|孩子)?(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:我|他|她|我们|他们|她们|孩子)?(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|(?:已经)?(?:约|订|排|报|坐|住|挂)?满了|没货了?|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|(?<!好)几(?!乎)|哪|多少|谁|怎么|来着")  # "好几个人" asks nothing
 _ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
@@ -403,7 +404,8 @@ _UNIT_STOP = frozenset(
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
-    "works work worked sounds sound suits suit seems seem it that this then now instead please is better o'clock".split()
+    "works work worked sounds sound suits suit seems seem it that this then now instead please is better o'clock "
+    "went came got said made took gave left ran sold paid put set cost felt kept told thought brought bought was goes comes".split()  # irregular verbs: "Leo's one went up"
 )
 _NOT_UNITS = frozenset("times time days day weeks week months month years year minutes minute hours hour percent".split())
 

@@ -156,7 +156,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
 def _is_bare_number(text: str) -> bool:
     if re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()):
         return False  # "二五零八": digits read one by one, a code
-    return re.fullmatch(rf"(?:\d{{1,3}}(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
+    # An amount, with its currency if any ("£400", "six hundred", "two hundred and forty"); not a code.
+    return re.fullmatch(rf"[£$€¥]?(?:\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS}))*|[零〇一二两三四五六七八九十百千万]+)", text.strip(), re.I) is not None
 
 
 def item_unit(item: Item, lang: str) -> str:
@@ -478,7 +479,9 @@ def _by_key(
             overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == "" or item_unit(s, lang) == unit_key(v.unit, lang)):
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == ""):
+            # A count of the same thing is one slot ("so eight people now"); a measure in the same unit
+            # may be of another thing (a 3.3 volt rail, a trigger at 1.6 volts): its key must say so.
             overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
