@@ -277,6 +277,7 @@ THIRD_ROUND = [
     ("zh", "a letter size chosen again", ["衣服要S码的。"], "孩子长得快，还是M码吧。", "S码", "M码"),
     ("zh", "a graded colour with no suffix", ["窗帘要米色的。"], "米色的没货了，就要深绿。", "米色", "深绿"),
     ("zh", "X算了 retracts X", ["我要洗鞋。", "皮鞋要护理，羽毛球鞋要刷白。"], "羽毛球鞋算了，还能凑合穿。", "羽毛球鞋", "皮鞋"),
+    ("zh", "a misreading owned up to, the amount of the same size", ["学费一学期三千二。"], "我看错了，一学期是三千六。", "三千二", "三千六"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 
@@ -299,6 +300,10 @@ def test_third_round_corrections(lang: str, name: str, before: list[str], words:
         (["The rail is 5 volts.", "Trigger at 2.5 volts on the rising edge."], ["5 volts", "2.5 volts"]),
         # a decimal after "at" is a measure, not a clock time
         (["Charge pack B at 1.3 amps."], ["1.3 amps"]),
+        # a tag question (是吧) is not a cue: the count of children stays
+        (["给两个孩子报编程课。", "学费一学期两千四是吧。"], ["两个孩子", "两千四"]),
+        # owning up to a misreading does not change an amount of another size
+        (["Pulse 72, pressure 130 over 80.", "Hang on, I misread it. The top number's 138."], ["72"]),
         # "three adults" is not a correction of "one child"
         (["Two adults and one child on the ferry.", "My aunt is coming too, so that's three adults."], ["one child"]),
         # a yes/no question about a period is a question, not a value
@@ -310,3 +315,10 @@ def test_third_round_values_that_stay(utterances: list[str], values: list[str]) 
     text = state.memory_text()
     for value in values:
         assert value in text, text
+
+
+def test_did_i_say_rules_the_value_out() -> None:
+    from sotto.memory.statements import read_sentence
+
+    values = read_sentence("Did I say fourteen?", "en").values
+    assert [v.text for v in values] == ["fourteen"] and values[0].negated

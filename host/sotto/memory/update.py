@@ -531,7 +531,19 @@ def _by_key(
     reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
     if reason and not adds and len(same) == 1 and sum(1 for o in news if o.kind == v.kind) == 1 and not v.qualifiers:
         return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")
+    if statement.admission and not adds and v.kind in (KIND_NUMBER, KIND_QUANTITY) and sum(1 for o in news if o.kind == v.kind) == 1:
+        # "宣传单上我看错了，一学期是两千八" after 两千四: owning up to a misreading, the amount of the
+        # same shape and size is the one misread, whatever words it was said with.
+        near = [s for s in candidates if s.kind == v.kind and s.turn != new_item.turn and _shape(s.value) == _shape(v.text) and _near(s.value, v.text)]
+        if near:
+            return Decision(UPDATE, new_item, max(near, key=lambda s: s.turn), "a misreading owned up to, the amount of the same size")
     return None
+
+
+def _near(a: str, b: str) -> bool:
+    """Two amounts within half of each other (2400 and 2800; not 72 and 138)."""
+    x, y = number_of(a), number_of(b)
+    return x is not None and y is not None and x > 0 and y > 0 and 2 / 3 <= x / y <= 1.5
 
 
 def _same_shape(a: str, b: str) -> bool:
