@@ -93,6 +93,7 @@ _EN_COLOURS = (
 _EN_CHOICE = re.compile(
     rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
     r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
+    r"|(?<=\bthe )(?:extra[- ]small|small|medium|large|extra[- ]large)\b(?=\s+(?:is|was|comes|came|fits|fitted|runs|ran|'s)\b)"  # "the medium comes up big"
     r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then)|[,.;!?]|$)",
     re.I,
 )
@@ -400,7 +401,8 @@ def _carries_value(values: list["Value"]) -> bool:
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
     "instead please thanks too as well people's once twice thrice times daily altogether total all overall "
-    "while when whenever because since if unless though although as before after until till".split()
+    "while when whenever because since if unless though although as before after until till "
+    "between among amongst per by with from into over under about across through off up down out".split()
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
@@ -508,6 +510,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             continue  # "2270 C", "two r's": a code or a letter, not a counted thing
         if first == "of" and unit.lower() not in ("of us", "of them"):
             continue  # "one of the guests": a person, not a count
+        if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I):
+            continue  # "the one next door", "the one ending 0938": a pronoun, not a count
         parts = re.split(r"[\s-]", unit)
         if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):
             parts = parts[:1]  # "twelve minutes floods the trays": a plural noun is the whole unit, the word after it a verb

@@ -582,11 +582,13 @@ _PEOPLE_NOUNS = frozenset(
 
 def _part_of_value(item: Item, v: Value, lang: str) -> bool:
     """"Saturday" after "Saturday morning", 周六 after 这周六: the stored day or place named shorter."""
-    if item.kind != v.kind or item.kind not in (KIND_DATE, KIND_PLACE) or len(v.text) >= len(item.value):
+    if item.kind != v.kind or item.kind not in (KIND_DATE, KIND_PLACE, KIND_ITEM):
         return False
     if lang == "zh":
-        return len(v.text) >= 2 and v.text in item.value
-    return re.search(rf"\b{re.escape(v.text.lower())}\b", item.value.lower()) is not None
+        return 2 <= len(v.text) < len(item.value) and v.text in item.value
+    said = re.sub(r"(?<=day)s\b", "", v.text.lower())  # "Wednesdays" names "Wednesday evenings"
+    stored = re.sub(r"(?<=day)s\b", "", item.value.lower())
+    return said != stored and re.search(rf"\b{re.escape(said)}\b", stored) is not None
 
 
 def _same_amount(item: Item, text: str) -> bool:
