@@ -43,7 +43,7 @@ _EN_TIME = re.compile(
 # A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
 _DAYPART = r"(?: in the (?:morning|afternoon|evening)| at night| tonight| sharp)?"
 _HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[01]?\d|2[0-4])"
-_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?![.,]\d)(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
+_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?![.,]\d)(?!\s?(?:k?hz|mhz|ghz|v|volts?|amps?|a|mm|cm|m|km|kg|g|mg|ml|l|percent|per cent|%|degrees?|watts?|w)\b)(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
 _UNIT_WORD = r"[a-z][a-z'-]*"
 _EN_QUANTITY = re.compile(
     rf"(?:\$\s?\d+(?:[.,]\d+)?|\b(?:{_NUM}|{_NUM_WORD}))(?:(?:\s|-)(?P<delta>more|extra|additional|fewer|less))?"
@@ -75,7 +75,7 @@ _EN_WORD_NUMERIC = re.compile(
     re.I,
 )
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
-_ZH_CLASSIFIERS_FOR_NUMBERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度月日年届期栋单室寸码"
+_ZH_CLASSIFIERS_FOR_NUMBERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度月日年届期栋单室寸码棵株盆颗罐桶卷升伏安瓦"
 _ZH_NUMERIC = re.compile(
     rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
     rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
@@ -217,11 +217,12 @@ _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
     rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
+_ZH_DECIMAL_MEASURE = re.compile(r"[零〇一二两三四五六七八九十\d]+点[零〇一二三四五六七八九\d]+(?P<unit>伏|安|瓦|千瓦|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸)")
 _ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
-_ZH_ID = re.compile(r"[\u4e00-\u9fff]?(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
+_ZH_ID = re.compile(r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]?(?=[A-Za-z0-9·-]*\d)(?=[A-Za-z0-9·-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9·-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
 _ZH_NAME_AFTER = re.compile(r"(?:叫|是|换成|改成|找|跟|和|请|给|让)(?P<name>[\u4e00-\u9fff]{2,3}?)(?=(?:老师|医生|教练|先生|女士|小姐|师傅|经理|总)?(?:[，。,.！!？?带来去吧了的]|$))")
 _ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|老公|老婆|丈夫|妻子|儿子|女儿|舅舅|姑姑|叔叔|阿姨|婆婆|公公)")
 _EN_KIN = re.compile(r"\b(?:my|his|her|their|our|the kids'|the kid's)\s+(?:mum|mom|mother|dad|father|grandma|grandmother|granny|nan|grandpa|grandfather|husband|wife|partner|brother|sister|son|daughter|uncle|aunt|auntie|neighbou?r|boss|babysitter|nanny)\b", re.I)
@@ -398,6 +399,8 @@ def _carries_value(values: list["Value"]) -> bool:
     return any(v.kind in _PROPOSED_KINDS and not v.negated and not (v.kind == KIND_DATE and _VAGUE_PERIOD.fullmatch(v.text)) for v in values)
 
 
+# Words before a number that are not a thing it numbers ("Plus one roll", "Maybe two").
+_NOT_THINGS = frozenset("plus minus just only about around roughly maybe perhaps another nearly almost over under exactly".split())
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
     "instead please thanks too as well people's once twice thrice times daily altogether total all overall "
@@ -471,7 +474,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm)\b)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
-        if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)):
+        if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)) and m.group(0).split()[0].lower() not in _NOT_THINGS:
             add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
@@ -486,8 +489,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         word = m.group(0).lower()
         if word in ("may", "march") and not re.search(r"\d", text[m.end(): m.end() + 4]):
             continue  # "may" the verb
-        if word == "second" or word == "first":
-            continue  # "a second bike", "first thing": ordinals alone are not dates
+        if word == "second" or word == "first" or (re.fullmatch(r"third|quarter|fifth|tenth", word) and re.search(r"\b(?:a|one|by a)\s+$", text[: m.start()], re.I)):
+            continue  # "a second bike", "first thing", "by a third": ordinals alone are not dates
         add(m.start(), m.end(), KIND_DATE)
     for m in _EN_BARE_TIME.finditer(text):
         add(m.start(1), m.end(1), KIND_TIME)
@@ -727,6 +730,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_FREQUENCY.finditer(text):
         period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
         add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
+    for m in _ZH_DECIMAL_MEASURE.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))  # "三点三伏": 3.3 volts, not a clock time
     for m in _ZH_RANGE.finditer(text):
         add(m.start(), m.end(), KIND_TIME)  # "下午四点到六点": one time, a range
     for m in _ZH_DATE.finditer(text):
