@@ -20,12 +20,13 @@ EN_ADMISSIONS = re.compile(
     r"|i got (?:it|that|them) (?:mixed up|backwards|wrong)|(?:that was|that's|it was|my) (?:a )?(?:mistake|typo|bad|error|slip)"
     r"|(?:silly|stupid) me|my (?:mistake|bad|error)|scratch that|strike that|let me (?:correct|fix|rephrase) (?:that|it|myself)"
     r"|correction|i was wrong|i meant to say|i meant|what i meant was|i mean|i made a mistake|i take (?:it|that) back"
-    r"|i was thinking of (?:the )?(?:wrong|other) \w+|wrong (?:one|number|day|time|date|name))\b"
+    r"|i was thinking of (?:the )?(?:wrong|other) \w+|wrong (?:one|number|day|time|date|name)"
+    r"|i(?: was|'d|'ve| had)? \w+(?: (?:at|of|on|in|up))? the wrong \w+)\b"  # "I was looking at the wrong week", "I booked the wrong day"
     r"|^[\w'-]+(?: [\w'-]+)?, sorry\b",
     re.I,
 )
 ZH_ADMISSIONS = re.compile(
-    r"(?:我)?(?:刚才|刚刚|之前|前面)?(?:说|看|记|写|听|读|弄|搞|报|填)(?:错|反|混)了?|口误|我的错|更正一下|纠正一下|修正一下|更正|纠正"
+    r"(?:我)?(?:刚才|刚刚|之前|前面)?(?:说|看|记|写|听|读|弄|搞|报|填|算|量|念)(?:错|反|混|岔)了?|(?:看|听|记|写|念)成(?:别的|了)|口误|嘴瓢|我的错|更正一下|纠正一下|修正一下|更正|纠正"
 )
 # Discourse markers: fillers and interjections, at any place in a sentence.
 EN_DISCOURSE = re.compile(

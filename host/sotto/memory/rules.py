@@ -643,7 +643,7 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到)(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
 def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
@@ -811,7 +811,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             w.add_note(item, "steps")
             patch.add_steps.append(step)
             continue
-        if replaced or st.admission:
+        if replaced or (st.admission and values.decisions):
             continue  # a correction: the new value is stored, the talk around it is not
         if any(d.op == "add" for d in values.decisions):
             result.said.append(body)

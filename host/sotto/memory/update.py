@@ -505,7 +505,7 @@ def _by_key(
     # "回程的票改签了，晚一天，二十号去接": the only new date of a sentence of change is the changed one.
     cued = cued or (
         sum(1 for o in news if o.kind == v.kind) == 1 and v.kind in (KIND_TIME, KIND_DATE) and has_change_cue(statement.text[: v.start], lang)
-    )  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
+    ) or (len(news) == 1 and v.kind in (KIND_TIME, KIND_DATE) and statement.admission)  # "It's the Wednesday, I was looking at the wrong week"  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
