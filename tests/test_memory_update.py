@@ -280,6 +280,8 @@ THIRD_ROUND = [
     ("zh", "a misreading owned up to, the amount of the same size", ["学费一学期三千二。"], "我看错了，一学期是三千六。", "三千二", "三千六"),
     ("en", "the wrong week owned up to", ["The vet appointment is on Tuesday."], "It's the Thursday, I was looking at the wrong week.", "Tuesday", "Thursday"),
     ("zh", "换 with a thing after a named one", ["书桌面板用胡桃木。"], "胡桃木太贵了，桌面换松木。", "胡桃木", "松木"),
+    ("en", "the end of the named number", ["Office line 0161 555 0142.", "Her mobile is 07700 900 311."], "Her mobile ends three one six, the rest is right.", "07700 900 311", "07700 900 316"),
+    ("zh", "最后两位 said apart from the digits", ["会员号是 M 三四五六七八九。"], "会员号最后两位我又核对了一下，是九一。", "M三四五六七八九", "M三四五六七九一"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 

@@ -294,6 +294,19 @@ def decide_values(
                 decision = Decision(UPDATE, new_item, hit[-1], f"the sentence names {o.text!r} as replaced")
                 out.consumed.add(id(o))
                 break
+        # 1b. "her mobile ends eight eight five", 护照号最后两位是七六: the end of a stored longer number
+        if decision is None and v.kind == KIND_NUMBER and (_TAIL_CUE.search(statement.text[max(0, v.start - 40): v.start]) or _TAIL_SAID.search(statement.text[: v.start])):
+            tail = re.sub(r"\D", "", _norm(v.text))
+            longer = [
+                s for s in current
+                if id(s) in stored_ids and s.kind == KIND_NUMBER and len(re.sub(r"\D", "", _norm(s.value))) > len(tail) > 0 and not s.value.endswith(v.text)
+            ]
+            if tail and longer:
+                said = statement.frame_keys | content_stems(v.context)
+                target = max(longer, key=lambda s: (len(_key_stems(s) & said), s.turn))  # "her mobile ends ...": the mobile's
+                new_item.value = _replace_tail_digits(target.value, tail)
+                new_item.key = target.key
+                decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
         # 2. a repeat (also of a value this sentence already gave: "the 15th ... on the 15th")
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
@@ -377,15 +390,27 @@ def _contains_value(item: Item, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(t)}(?!\w)", v) is not None
 
 
+# Said anywhere before the value: "the last two digits, I looked again, are 76", 最后两位我又看了一眼，是七六.
+_TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|(?:最后|末|尾)(?:[一二两三四五六七八九几]位|数)", re.I)
+_TAIL_CUE = re.compile(
+    r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
+    r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"
+)
+
+
+_ZH_DIGITS = "零一二三四五六七八九"
+
+
 def _replace_tail_digits(value: str, tail: str) -> str:
+    """The last digits of `value` set to `tail`, each written as the stored one was (2 or 二)."""
     out = list(value)
     i = len(out) - 1
     for digit in reversed(tail):
-        while i >= 0 and not out[i].isdigit():
+        while i >= 0 and not (out[i].isdigit() or out[i] in _ZH_DIGITS + "〇幺"):
             i -= 1
         if i < 0:
             break
-        out[i] = digit
+        out[i] = digit if out[i].isdigit() or not digit.isdigit() else _ZH_DIGITS[int(digit)]
         i -= 1
     return "".join(out)
 
