@@ -643,6 +643,44 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
     return None
 
 
+# A choice said after the thing it replaces was found wanting: "Gateron Yellows are sold out, so
+# Kailh Box White.", "Black edging shows every fingerprint. Brushed steel it is."
+_EN_CHOSEN = re.compile(
+    r"(?:^|[,;]\s*)(?:so|then|ok(?:ay)?)?,?\s*(?P<a>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?<! as) it is\s*[.!]?$"
+    r"|(?:^|[,;]\s*|\b)(?:so|then) (?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
+    r"|\b(?:go|going|we'll go|i'll go) (?:with|for) (?:the |a |an )?(?P<c>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|\b(?:let's|let us|we'll|i'll) (?:do|have|take|get) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|(?:^|[,;]\s*)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b",
+    re.I,
+)
+_NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
+
+
+def _chosen_instead(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
+    """(old, new): a choice at the end of a sentence, and a stored thing named earlier in the turn
+    (or earlier in the sentence) that is not part of the choice."""
+    m = _EN_CHOSEN.search(text)
+    if m is None:
+        return None
+    new = next(g for g in m.groups() if g).strip()
+    if _NOT_A_CHOICE.match(new) or re.search(r"\d", new) or len(new) < 3:
+        return None
+    if re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 30): m.start() + 12], re.I):
+        return None  # "Brown doesn't go with a thing he owns": a refusal, not a choice
+    said = f"{earlier} {text[: m.start()]}".lower()
+    new_words = set(re.findall(r"[a-z]{3,}", new.lower()))
+    items = _typed(state.all_items())
+    if any(new.lower() in i.value.lower() for i in state.all_items()):
+        return None  # said before: not a new choice
+    for item in items:
+        if item.kind != "item" and not (item.kind in ("name", "place") and new[:1].isupper()):
+            continue  # a person or a place is replaced by a proper name, never by a dish ("I'll have the risotto")
+        words = [w for w in re.findall(r"[a-z]{3,}", item.value.lower()) if w not in EN_STOPWORDS and w not in new_words]
+        if words and any(re.search(rf"\b{re.escape(w[:-1] if len(w) > 4 else w)}", said) for w in words):
+            return item.value, new  # "matt black" named as "black edging", "Gateron Yellow" as "Gateron Yellows"
+    return None
+
+
 _ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
@@ -802,6 +840,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."
         if not replaced:
             swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
+            if swap is None and lang == "en" and not additive_turn and not st.additive:
+                swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state)
             if swap is not None:
                 w.replace_words(*swap)
                 replaced = True
