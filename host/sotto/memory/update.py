@@ -523,7 +523,9 @@ def _by_key(
         pool = [s for s in people if s.turn != new_item.turn] or same_kind or bare_number_of
         if not pool:
             return None  # a value of another kind is not what a cue without a key changes ("Coach reckons ..." after "Bristol")
-        latest = max(pool, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        said = statement.frame_keys | content_stems(v.context)
+        # The latest one, unless the sentence names what another is about ("push the outbound to the 5th").
+        latest = max(pool, key=lambda s: (len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
