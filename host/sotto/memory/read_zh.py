@@ -100,8 +100,9 @@ def _zh_is_question(sentence: str) -> bool:
         return False
     if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
         return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question
-    if re.search(r"(?:吗|吧|对不对|是不是|行不行|好不好)[？?]?$", s) and not _ZH_WH.search(s) and _carries_value(_zh_values(s)):
-        return False  # "明天下午三点能来吗？", "一个月三百五对吧？": a yes/no question proposing its value
+    checks = re.search(r"是[^，,。]{0,8}吧[？?]?$", s) is not None  # "提醒是明天吧": checks a value, asks
+    if re.search(r"(?:(?<![对是])吗|(?<![对是])吧|行不行|好不好)[？?]?$", s) and not checks and not _ZH_WH.search(s) and _carries_value(_zh_values(s)):
+        return False  # "明天下午三点能来吗？": a yes/no question proposing its value ("三点对吧" checks one: a question)
     return asks(s, "zh")
 
 

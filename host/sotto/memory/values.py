@@ -115,11 +115,11 @@ def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 _PROPOSED_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_ITEM)
 
 
-_VAGUE_PERIOD = re.compile(r"(?:(?:this|next|last|the) )?(?:weekend|week|month|year|summer|winter|spring|autumn)|(?:这|下|上)(?:个)?(?:周末|周|星期|月)|今年|明年|去年", re.I)
+_VAGUE_PERIOD = re.compile(r"today|now|(?:(?:this|next|last|the) )?(?:weekend|week|month|year|summer|winter|spring|autumn)|今天|现在|(?:这|下|上)(?:个)?(?:周末|周|星期|月)|今年|明年|去年", re.I)
 
 
 def _carries_value(values: list["Value"]) -> bool:
-    # "Is it going to rain this weekend?" asks: a period is not a proposed day.
+    # "Is it going to rain this weekend?", "Any news today?" ask: a period or today is not a proposed day.
     return any(v.kind in _PROPOSED_KINDS and not v.negated and not (v.kind == KIND_DATE and _VAGUE_PERIOD.fullmatch(v.text)) for v in values)
 
 
