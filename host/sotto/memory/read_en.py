@@ -214,7 +214,8 @@ _UNIT_STOP = frozenset(
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
     "works work worked sounds sound suits suit seems seem it that this then now instead please is better o'clock "
-    "went came got said made took gave left ran sold paid put set cost felt kept told thought brought bought was goes comes".split()  # irregular verbs: "Leo's one went up"
+    "went came got said made took gave left ran sold paid put set cost felt kept told thought brought bought was goes comes "
+    "fit fits needed needs coming going staying".split()  # irregular verbs: "Leo's one went up"
 )
 _NOT_UNITS = frozenset("times time days day weeks week months month years year minutes minute hours hour percent".split())
 
