@@ -271,6 +271,19 @@ THIRD_ROUND = [
     ("en", "people count", ["About twenty kids are coming."], "Replies are all in, we've got thirty-one coming.", "twenty kids", "thirty-one"),
     ("en", "rescaled unit", ["Set the timebase to 200 nanoseconds per division."], "Too short. Five microseconds per division on the timebase.", "200 nanoseconds", "Five microseconds"),
     ("zh", "stored place named by its last word", ["包裹放在小区南门的快递柜。"], "物业说南门那个柜子拆了，以后去西门取。", "小区南门", "西门"),
+    ("en", "raise it to", ["The fundraising target is £400."], "We've passed that already! Raise it to six hundred.", "£400", "six hundred"),
+    ("en", "a short code restated", ["Probe the signal at TP4."], "Sorry, I meant TP6.", "TP4", "TP6"),
+    ("zh", "fully booked, then the new day", ["游泳课约在周四上午。"], "我弄错了，周四上午已经约满了，换成周五下午。", "周四", "周五"),
+    ("zh", "a letter size chosen again", ["衣服要S码的。"], "孩子长得快，还是M码吧。", "S码", "M码"),
+    ("zh", "a graded colour with no suffix", ["窗帘要米色的。"], "米色的没货了，就要深绿。", "米色", "深绿"),
+    ("zh", "X算了 retracts X", ["我要洗鞋。", "皮鞋要护理，羽毛球鞋要刷白。"], "羽毛球鞋算了，还能凑合穿。", "羽毛球鞋", "皮鞋"),
+    ("zh", "a misreading owned up to, the amount of the same size", ["学费一学期三千二。"], "我看错了，一学期是三千六。", "三千二", "三千六"),
+    ("en", "the wrong week owned up to", ["The vet appointment is on Tuesday."], "It's the Thursday, I was looking at the wrong week.", "Tuesday", "Thursday"),
+    ("zh", "换 with a thing after a named one", ["书桌面板用胡桃木。"], "胡桃木太贵了，桌面换松木。", "胡桃木", "松木"),
+    ("en", "the end of the named number", ["Office line 0161 555 0142.", "Her mobile is 07700 900 311."], "Her mobile ends three one six, the rest is right.", "07700 900 311", "07700 900 316"),
+    ("zh", "最后两位 said apart from the digits", ["会员号是 M 三四五六七八九。"], "会员号最后两位我又核对了一下，是九一。", "M三四五六七八九", "M三四五六七九一"),
+    ("en", "a choice after the old one found wanting", ["Worktop edging in matt black."], "Black edging shows every fingerprint. Brushed steel it is.", "matt black", "Brushed steel"),
+    ("en", "sold out, so a proper name", ["The hinges are Blum Clip Top."], "Blum Clip Tops are sold out everywhere, so Hettich Sensys.", "Blum", "Hettich Sensys"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 
@@ -289,6 +302,19 @@ def test_third_round_corrections(lang: str, name: str, before: list[str], words:
         (["We're training for the Bristol half.", "Coach reckons five fifteen is better."], ["Bristol"]),
         # a range keeps both ends as one value, and another range of another thing stays
         (["Main hall ten till twelve.", "And the small room two till four."], ["ten till twelve", "two till four"]),
+        # two measures in one unit about different things both stay
+        (["The rail is 5 volts.", "Trigger at 2.5 volts on the rising edge."], ["5 volts", "2.5 volts"]),
+        # a decimal after "at" is a measure, not a clock time
+        (["Charge pack B at 1.3 amps."], ["1.3 amps"]),
+        # a tag question (是吧) is not a cue: the count of children stays
+        (["给两个孩子报编程课。", "学费一学期两千四是吧。"], ["两个孩子", "两千四"]),
+        # owning up to a misreading does not change an amount of another size
+        (["Pulse 72, pressure 130 over 80.", "Hang on, I misread it. The top number's 138."], ["72"]),
+        # owning up with nothing read as a value keeps what was said (看成 is the admission)
+        (["疫苗本上写的是乙肝。", "本子上这次是水痘，我看成别的了。"], ["水痘"]),
+        # a dish chosen beside a person keeps the person; a refusal chooses nothing
+        (["We're three: me, Carlos and Rosa.", "Carlos wants the sea bass, I'll have the risotto."], ["Carlos", "sea bass"]),
+        (["The strap in black."], ["black"]),
         # "three adults" is not a correction of "one child"
         (["Two adults and one child on the ferry.", "My aunt is coming too, so that's three adults."], ["one child"]),
         # a yes/no question about a period is a question, not a value
@@ -300,3 +326,10 @@ def test_third_round_values_that_stay(utterances: list[str], values: list[str]) 
     text = state.memory_text()
     for value in values:
         assert value in text, text
+
+
+def test_did_i_say_rules_the_value_out() -> None:
+    from sotto.memory.statements import read_sentence
+
+    values = read_sentence("Did I say fourteen?", "en").values
+    assert [v.text for v in values] == ["fourteen"] and values[0].negated

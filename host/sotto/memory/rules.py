@@ -90,7 +90,7 @@ _EN_RETRACT = re.compile(
     r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)",
     re.I,
 )
-_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:[\u4e00-\u9fff]{1,2}?)了(?=[，。！,.!]|$)|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了")  # 剪刀不磨了, 洗衣机就不回收了
+_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:[\u4e00-\u9fff]{1,2}?)了(?=[，。！,.!]|$)|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了|(?P<what3>[\u4e00-\u9fff]{2,6}?)(?:就|也)?算了")  # 剪刀不磨了, 洗衣机就不回收了, 羽毛球鞋算了
 _ZH_CANCEL = re.compile(rf"^(?:算了[，,]?\s*)?(?:取消|不要|算了|别)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
 _EN_PREFERENCE = re.compile(r"\bI (?:really )?(?:like|love|prefer|enjoy|hate|dislike)\b", re.I)
 _ZH_PREFERENCE = re.compile(r"我(?:很|最|比较)?(?:喜欢|爱|偏好|讨厌|不喜欢)")
@@ -643,7 +643,45 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到)(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+# A choice said after the thing it replaces was found wanting: "Gateron Yellows are sold out, so
+# Kailh Box White.", "Black edging shows every fingerprint. Brushed steel it is."
+_EN_CHOSEN = re.compile(
+    r"(?:^|[,;]\s*)(?:so|then|ok(?:ay)?)?,?\s*(?P<a>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?<! as) it is\s*[.!]?$"
+    r"|(?:^|[,;]\s*|\b)(?:so|then) (?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
+    r"|\b(?:go|going|we'll go|i'll go) (?:with|for) (?:the |a |an )?(?P<c>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|\b(?:let's|let us|we'll|i'll) (?:do|have|take|get) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|(?:^|[,;]\s*)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b",
+    re.I,
+)
+_NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
+
+
+def _chosen_instead(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
+    """(old, new): a choice at the end of a sentence, and a stored thing named earlier in the turn
+    (or earlier in the sentence) that is not part of the choice."""
+    m = _EN_CHOSEN.search(text)
+    if m is None:
+        return None
+    new = next(g for g in m.groups() if g).strip()
+    if _NOT_A_CHOICE.match(new) or re.search(r"\d", new) or len(new) < 3:
+        return None
+    if re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 30): m.start() + 12], re.I):
+        return None  # "Brown doesn't go with a thing he owns": a refusal, not a choice
+    said = f"{earlier} {text[: m.start()]}".lower()
+    new_words = set(re.findall(r"[a-z]{3,}", new.lower()))
+    items = _typed(state.all_items())
+    if any(new.lower() in i.value.lower() for i in state.all_items()):
+        return None  # said before: not a new choice
+    for item in items:
+        if item.kind != "item" and not (item.kind in ("name", "place") and new[:1].isupper()):
+            continue  # a person or a place is replaced by a proper name, never by a dish ("I'll have the risotto")
+        words = [w for w in re.findall(r"[a-z]{3,}", item.value.lower()) if w not in EN_STOPWORDS and w not in new_words]
+        if words and any(re.search(rf"\b{re.escape(w[:-1] if len(w) > 4 else w)}", said) for w in words):
+            return item.value, new  # "matt black" named as "black edging", "Gateron Yellow" as "Gateron Yellows"
+    return None
+
+
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
 def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
@@ -654,10 +692,20 @@ def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
         return None
     new = m.group("new")
     head = text[: m.start()]
-    stored = [i for i in _typed(state.all_items()) if i.kind in ("place", "name", "item") and len(i.value) >= 2 and i.value in head and i.value not in new]
-    if len(stored) != 1 or any(new in i.value for i in state.all_items()):
+    items = state.all_items()
+    if any(new in i.value for i in items):
         return None
-    return stored[0].value, new
+    stored = [i.value for i in _typed(items) if i.kind in ("place", "name", "item") and len(i.value) >= 2 and i.value in head and i.value not in new]
+    if len(stored) == 1:
+        return stored[0], new
+    if stored:
+        return None
+    # A thing kept only in a note ("聚丰园"): the first noun of the sentence that a note says.
+    notes = [i.value for i in items if i.kind == KIND_NOTE] + [state.current_task]
+    for word, flag in zh_words(head):
+        if len(word) >= 2 and flag.startswith("n") and any(word in n for n in notes) and word not in new:
+            return word, new
+    return None
 
 
 def _cancelled(w: _Working, what: str) -> list[Item]:
@@ -734,7 +782,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         retract = (_ZH_RETRACT if lang == "zh" else _EN_RETRACT).search(body)
         retracted_part = False
         if retract and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
-            what = retract.group("what") or retract.group("what2") or ""
+            what = next((g for g in retract.groups() if g), "")
             doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
                 # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
@@ -792,6 +840,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."
         if not replaced:
             swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
+            if swap is None and lang == "en" and not additive_turn and not st.additive:
+                swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state)
             if swap is not None:
                 w.replace_words(*swap)
                 replaced = True
@@ -801,7 +851,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             w.add_note(item, "steps")
             patch.add_steps.append(step)
             continue
-        if replaced or st.admission:
+        if replaced or (st.admission and values.decisions):
             continue  # a correction: the new value is stored, the talk around it is not
         if any(d.op == "add" for d in values.decisions):
             result.said.append(body)

@@ -156,7 +156,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
 def _is_bare_number(text: str) -> bool:
     if re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()):
         return False  # "二五零八": digits read one by one, a code
-    return re.fullmatch(rf"(?:\d{{1,3}}(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
+    # An amount, with its currency if any ("£400", "six hundred", "two hundred and forty"); not a code.
+    return re.fullmatch(rf"[£$€¥]?(?:\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS}))*|[零〇一二两三四五六七八九十百千万]+)", text.strip(), re.I) is not None
 
 
 def item_unit(item: Item, lang: str) -> str:
@@ -293,6 +294,19 @@ def decide_values(
                 decision = Decision(UPDATE, new_item, hit[-1], f"the sentence names {o.text!r} as replaced")
                 out.consumed.add(id(o))
                 break
+        # 1b. "her mobile ends eight eight five", 护照号最后两位是七六: the end of a stored longer number
+        if decision is None and v.kind == KIND_NUMBER and (_TAIL_CUE.search(statement.text[max(0, v.start - 40): v.start]) or _TAIL_SAID.search(statement.text[: v.start])):
+            tail = re.sub(r"\D", "", _norm(v.text))
+            longer = [
+                s for s in current
+                if id(s) in stored_ids and s.kind == KIND_NUMBER and len(re.sub(r"\D", "", _norm(s.value))) > len(tail) > 0 and not s.value.endswith(v.text)
+            ]
+            if tail and longer:
+                said = statement.frame_keys | content_stems(v.context)
+                target = max(longer, key=lambda s: (len(_key_stems(s) & said), s.turn))  # "her mobile ends ...": the mobile's
+                new_item.value = _replace_tail_digits(target.value, tail)
+                new_item.key = target.key
+                decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
         # 2. a repeat (also of a value this sentence already gave: "the 15th ... on the 15th")
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
@@ -376,15 +390,27 @@ def _contains_value(item: Item, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(t)}(?!\w)", v) is not None
 
 
+# Said anywhere before the value: "the last two digits, I looked again, are 76", 最后两位我又看了一眼，是七六.
+_TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|(?:最后|末|尾)(?:[一二两三四五六七八九几]位|数)", re.I)
+_TAIL_CUE = re.compile(
+    r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
+    r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"
+)
+
+
+_ZH_DIGITS = "零一二三四五六七八九"
+
+
 def _replace_tail_digits(value: str, tail: str) -> str:
+    """The last digits of `value` set to `tail`, each written as the stored one was (2 or 二)."""
     out = list(value)
     i = len(out) - 1
     for digit in reversed(tail):
-        while i >= 0 and not out[i].isdigit():
+        while i >= 0 and not (out[i].isdigit() or out[i] in _ZH_DIGITS + "〇幺"):
             i -= 1
         if i < 0:
             break
-        out[i] = digit
+        out[i] = digit if out[i].isdigit() or not digit.isdigit() else _ZH_DIGITS[int(digit)]
         i -= 1
     return "".join(out)
 
@@ -478,7 +504,9 @@ def _by_key(
             overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == "" or item_unit(s, lang) == unit_key(v.unit, lang)):
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == ""):
+            # A count of the same thing is one slot ("so eight people now"); a measure in the same unit
+            # may be of another thing (a 3.3 volt rail, a trigger at 1.6 volts): its key must say so.
             overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
@@ -502,7 +530,7 @@ def _by_key(
     # "回程的票改签了，晚一天，二十号去接": the only new date of a sentence of change is the changed one.
     cued = cued or (
         sum(1 for o in news if o.kind == v.kind) == 1 and v.kind in (KIND_TIME, KIND_DATE) and has_change_cue(statement.text[: v.start], lang)
-    )  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
+    ) or (len(news) == 1 and v.kind in (KIND_TIME, KIND_DATE) and statement.admission)  # "It's the Wednesday, I was looking at the wrong week"  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
@@ -520,7 +548,9 @@ def _by_key(
         pool = [s for s in people if s.turn != new_item.turn] or same_kind or bare_number_of
         if not pool:
             return None  # a value of another kind is not what a cue without a key changes ("Coach reckons ..." after "Bristol")
-        latest = max(pool, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        said = statement.frame_keys | content_stems(v.context)
+        # The latest one, unless the sentence names what another is about ("push the outbound to the 5th").
+        latest = max(pool, key=lambda s: (len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
@@ -528,7 +558,19 @@ def _by_key(
     reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
     if reason and not adds and len(same) == 1 and sum(1 for o in news if o.kind == v.kind) == 1 and not v.qualifiers:
         return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")
+    if statement.admission and not adds and v.kind in (KIND_NUMBER, KIND_QUANTITY) and sum(1 for o in news if o.kind == v.kind) == 1:
+        # "宣传单上我看错了，一学期是两千八" after 两千四: owning up to a misreading, the amount of the
+        # same shape and size is the one misread, whatever words it was said with.
+        near = [s for s in candidates if s.kind == v.kind and s.turn != new_item.turn and _shape(s.value) == _shape(v.text) and _near(s.value, v.text)]
+        if near:
+            return Decision(UPDATE, new_item, max(near, key=lambda s: s.turn), "a misreading owned up to, the amount of the same size")
     return None
+
+
+def _near(a: str, b: str) -> bool:
+    """Two amounts within half of each other (2400 and 2800; not 72 and 138)."""
+    x, y = number_of(a), number_of(b)
+    return x is not None and y is not None and x > 0 and y > 0 and 2 / 3 <= x / y <= 1.5
 
 
 def _same_shape(a: str, b: str) -> bool:
@@ -579,11 +621,13 @@ _PEOPLE_NOUNS = frozenset(
 
 def _part_of_value(item: Item, v: Value, lang: str) -> bool:
     """"Saturday" after "Saturday morning", 周六 after 这周六: the stored day or place named shorter."""
-    if item.kind != v.kind or item.kind not in (KIND_DATE, KIND_PLACE) or len(v.text) >= len(item.value):
+    if item.kind != v.kind or item.kind not in (KIND_DATE, KIND_PLACE, KIND_ITEM):
         return False
     if lang == "zh":
-        return len(v.text) >= 2 and v.text in item.value
-    return re.search(rf"\b{re.escape(v.text.lower())}\b", item.value.lower()) is not None
+        return 2 <= len(v.text) < len(item.value) and v.text in item.value
+    said = re.sub(r"(?<=day)s\b", "", v.text.lower())  # "Wednesdays" names "Wednesday evenings"
+    stored = re.sub(r"(?<=day)s\b", "", item.value.lower())
+    return said != stored and re.search(rf"\b{re.escape(said)}\b", stored) is not None
 
 
 def _same_amount(item: Item, text: str) -> bool:
