@@ -265,3 +265,16 @@ def test_a_note_answer_speaks_the_clause_about_the_subject() -> None:
     assert "跳绳" in reply and "八百米" not in reply
     state = _state(Item(key="engraving", value="Engraving inside the ring, A and R", kind=KIND_NOTE, turn=1))
     assert "A and R" in _ask(state, "What's the engraving inside the ring?")[0]
+
+
+def test_a_time_for_a_day_gives_way_only_to_a_time_for_no_day() -> None:
+    general = Item(key="school lets out", value="3:15", kind=KIND_TIME, turn=1)
+    wednesday = Item(key="school Wednesdays", value="1:30", kind=KIND_TIME, turn=2)
+    assert "3:15" in _ask(_state(general, wednesday), "What time does school let out?")[0]
+    assert "1:30" in _ask(_state(general, wednesday), "What time on Wednesdays?")[0]
+    # Only a time for a day is stored: a question naming no day still gets it.
+    state = _state(
+        Item(key="appointment", value="this morning", kind=KIND_DATE, turn=3),
+        Item(key="Monday the 14th", value="9:30", kind=KIND_TIME, turn=2),
+    )
+    assert "9:30" in _ask(state, "What time, and how many payslips?")[0]

@@ -209,6 +209,7 @@ def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
     for item in items:
         if item.turn:
             by_turn.setdefault(item.turn, set()).update(content_stems(item.value) | content_stems(item.key))
+    general_time = any(i.kind == KIND_TIME and not _DAY_WORDS.search(i.key) for i in items)
     scored: list[tuple[float, int, Item]] = []
     for order, item in enumerate(items):
         key_hits = mentioned(wanted, content_stems(item.key))
@@ -232,10 +233,13 @@ def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
             elif not (ask.soft_kinds and (key_hits or value_hits)):
                 score -= 3.0  # a follow-up naming a new subject may ask for another kind ("And the slabs?")
         if item.kind == KIND_TIME and kinds:
-            # A time said for a given day answers a question about that day, and only then.
+            # A time said for a given day answers a question about that day; a question about
+            # no day wants the time said for no day (3:15, not 1:30 on Wednesdays), if there is one.
             days = [d for d in _DAY_WORDS.findall(item.key) if d]
-            if days:
-                score += 2.0 if any(d.lower().rstrip("s") in ask.text.lower() for d in days) else -1.5
+            if days and any(d.lower().rstrip("s") in ask.text.lower() for d in days):
+                score += 2.0
+            elif days and general_time:
+                score -= 1.5
         if score > 0:
             scored.append((score, order, item))
     scored.sort(key=lambda x: (-x[0], -x[2].turn, -x[1]))
