@@ -286,6 +286,7 @@ THIRD_ROUND = [
     ("en", "sold out, so a proper name", ["The hinges are Blum Clip Top."], "Blum Clip Tops are sold out everywhere, so Hettich Sensys.", "Blum", "Hettich Sensys"),
     ("en", "a pronoun ruled out, then a new person", ["Tomasz Zielinski will collect the parts."], "No wait, he's away that week. Send them to me, Ewa Nowak.", "Tomasz", "Ewa Nowak"),
     ("en", "on second thoughts", ["Fit the 40 amp fuse."], "On second thoughts the 40 amp fuse is overkill, a 30 amp one will do.", "40 amp", "30 amp"),
+    ("en", "a new contact brings a new number", ["Emergency contact is my aunt, Joan Pryor, on 07700 900 218."], "Joan's in hospital that week. Our neighbour Dev Shah will be the contact, his number is 07700 900 655.", "07700 900 218", "07700 900 655"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 

@@ -527,6 +527,28 @@ def _person_ruled_out(text: str, stored: list[Item], lang: str) -> list[Value]:
     return [Value(last.value, "name", 0, 0, negated=True)]
 
 
+def _belongings_follow(w: _Working, added: list[Item], turn: int) -> None:
+    """"Carla's abroad. My neighbour Rosa Patel will be the contact, her number is 07700 900 736.":
+    when a person is replaced, a value this turn gives of a kind the old person's key held (their
+    number) replaces that value."""
+    stored = w.stored()
+    for d in list(w.result.decisions):
+        if d.op != UPDATE or d.target is None or d.target.kind != "name" or not content_stems(d.target.key):
+            continue
+        for new in added:
+            if new.kind not in ("number", "time", "place") or not any(i is new for i in stored):
+                continue
+            olds = [
+                i for i in stored
+                if i is not new and i.kind == new.kind and i.turn != turn and content_stems(i.key) & content_stems(d.target.key)
+                and (new.kind != "number" or len(re.sub(r"\D", "", i.value)) == len(re.sub(r"\D", "", new.value)))
+            ]
+            if len(olds) == 1:
+                w.remove(olds)
+                w.replace_words(olds[0].value, new.value, new)
+                w.result.decisions.append(Decision(UPDATE, new, olds[0], "the replaced person's value, given for the new one"))
+
+
 def _literal_mentions(text: str, stored: list[Item], lang: str) -> list[tuple[str, Item]]:
     """Stored names, places and things the sentence names word for word, though it reads no value
     there ("东门那个点撤了" names the stored 小区东门 by its last word)."""
@@ -910,10 +932,13 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             w.add_note(item, "facts")
     if not additive_turn:
         _one_sentence_names_the_old(w, added_at, repeated_at)
+        _belongings_follow(w, [item for _, item in added_at], turn)
     # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
     # gives the reason for a change keeps the old value alive; it goes.
     retired = [norm_key(old) for old in result.retired if norm_key(old)]
-    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r in norm_key(i.value) for r in retired)]
+    # A person's first name alone names them too ("Carla's abroad that week" for Carla Mendes).
+    retired += [norm_key(part) for old in result.retired if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", old) for part in old.split()]
+    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and re.search(rf"(?<!\w){re.escape(r)}s?(?!\w)", norm_key(i.value)) for r in retired)]
     if reasons:
         w.remove(reasons)
     result.state = bounded(w.state)[0]
