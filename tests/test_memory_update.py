@@ -287,6 +287,7 @@ THIRD_ROUND = [
     ("en", "a pronoun ruled out, then a new person", ["Tomasz Zielinski will collect the parts."], "No wait, he's away that week. Send them to me, Ewa Nowak.", "Tomasz", "Ewa Nowak"),
     ("en", "on second thoughts", ["Fit the 40 amp fuse."], "On second thoughts the 40 amp fuse is overkill, a 30 amp one will do.", "40 amp", "30 amp"),
     ("en", "a new contact brings a new number", ["Emergency contact is my aunt, Joan Pryor, on 07700 900 218."], "Joan's in hospital that week. Our neighbour Dev Shah will be the contact, his number is 07700 900 655.", "07700 900 218", "07700 900 655"),
+    ("zh", "a numbered row said again", ["电影票买第八排的。"], "其实第十二排看得更舒服。", "第八排", "第十二排"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 
