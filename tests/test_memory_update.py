@@ -284,6 +284,10 @@ THIRD_ROUND = [
     ("zh", "最后两位 said apart from the digits", ["会员号是 M 三四五六七八九。"], "会员号最后两位我又核对了一下，是九一。", "M三四五六七八九", "M三四五六七九一"),
     ("en", "a choice after the old one found wanting", ["Worktop edging in matt black."], "Black edging shows every fingerprint. Brushed steel it is.", "matt black", "Brushed steel"),
     ("en", "sold out, so a proper name", ["The hinges are Blum Clip Top."], "Blum Clip Tops are sold out everywhere, so Hettich Sensys.", "Blum", "Hettich Sensys"),
+    ("en", "a pronoun ruled out, then a new person", ["Tomasz Zielinski will collect the parts."], "No wait, he's away that week. Send them to me, Ewa Nowak.", "Tomasz", "Ewa Nowak"),
+    ("en", "on second thoughts", ["Fit the 40 amp fuse."], "On second thoughts the 40 amp fuse is overkill, a 30 amp one will do.", "40 amp", "30 amp"),
+    ("en", "a new contact brings a new number", ["Emergency contact is my aunt, Joan Pryor, on 07700 900 218."], "Joan's in hospital that week. Our neighbour Dev Shah will be the contact, his number is 07700 900 655.", "07700 900 218", "07700 900 655"),
+    ("zh", "a numbered row said again", ["电影票买第八排的。"], "其实第十二排看得更舒服。", "第八排", "第十二排"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 

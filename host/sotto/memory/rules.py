@@ -21,7 +21,9 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
-from sotto.memory.statements import Statement, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
+from sotto.memory.read_en import _EN_NEGATED_AFTER
+from sotto.memory.read_zh import _ZH_NEGATED_AFTER
+from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
@@ -505,6 +507,48 @@ def _same_sort(new: Item, old: Item) -> bool:
     return new.kind == "number" and old.kind in ("quantity", "time") and bare is not None
 
 
+_EN_HE_SHE = re.compile(r"\b(?:he|she)(?=(?:'s|’s|\s))", re.I)
+_ZH_HE_SHE = re.compile(r"[他她](?![们])")
+
+
+def _person_ruled_out(text: str, stored: list[Item], lang: str) -> list[Value]:
+    """"He's away that week", 他临时去不了: the person last named is ruled out, as if named."""
+    m = (_ZH_HE_SHE if lang == "zh" else _EN_HE_SHE).search(text)
+    if m is None:
+        return []
+    after = text[m.end():]
+    after = re.sub(r"^(?:临时|突然|这次|那天|也)+", "", after) if lang == "zh" else after
+    if not (_ZH_NEGATED_AFTER if lang == "zh" else _EN_NEGATED_AFTER).match(after):
+        return []
+    people = [i for i in stored if i.kind == "name" and not is_role_word(i.value)]
+    if not people:
+        return []
+    last = max(people, key=lambda i: (i.turn, stored.index(i)))
+    return [Value(last.value, "name", 0, 0, negated=True)]
+
+
+def _belongings_follow(w: _Working, added: list[Item], turn: int) -> None:
+    """"Carla's abroad. My neighbour Rosa Patel will be the contact, her number is 07700 900 736.":
+    when a person is replaced, a value this turn gives of a kind the old person's key held (their
+    number) replaces that value."""
+    stored = w.stored()
+    for d in list(w.result.decisions):
+        if d.op != UPDATE or d.target is None or d.target.kind != "name" or not content_stems(d.target.key):
+            continue
+        for new in added:
+            if new.kind not in ("number", "time", "place") or not any(i is new for i in stored):
+                continue
+            olds = [
+                i for i in stored
+                if i is not new and i.kind == new.kind and i.turn != turn and content_stems(i.key) & content_stems(d.target.key)
+                and (new.kind != "number" or len(re.sub(r"\D", "", i.value)) == len(re.sub(r"\D", "", new.value)))
+            ]
+            if len(olds) == 1:
+                w.remove(olds)
+                w.replace_words(olds[0].value, new.value, new)
+                w.result.decisions.append(Decision(UPDATE, new, olds[0], "the replaced person's value, given for the new one"))
+
+
 def _literal_mentions(text: str, stored: list[Item], lang: str) -> list[tuple[str, Item]]:
     """Stored names, places and things the sentence names word for word, though it reads no value
     there ("东门那个点撤了" names the stored 小区东门 by its last word)."""
@@ -822,6 +866,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if st.values:  # a sentence with no value keeps what was ruled out before: "Hannah's off? Oh. Jess then."
             # "Gemma's on leave all next week.": what is ruled out carries unless the sentence gave its replacement.
             rejected = [v for v in st.values if v.negated and not any(n.kind == v.kind for n in news)]
+        if not any(v.kind == "name" for v in st.values):
+            rejected += _person_ruled_out(body, w.stored(), lang)  # "No wait, he's away that week."
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
         mentioned = values.mentioned if gave_nothing else []
         carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
@@ -886,10 +932,13 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             w.add_note(item, "facts")
     if not additive_turn:
         _one_sentence_names_the_old(w, added_at, repeated_at)
+        _belongings_follow(w, [item for _, item in added_at], turn)
     # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
     # gives the reason for a change keeps the old value alive; it goes.
     retired = [norm_key(old) for old in result.retired if norm_key(old)]
-    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r in norm_key(i.value) for r in retired)]
+    # A person's first name alone names them too ("Carla's abroad that week" for Carla Mendes).
+    retired += [norm_key(part) for old in result.retired if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", old) for part in old.split()]
+    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and re.search(rf"(?<!\w){re.escape(r)}s?(?!\w)", norm_key(i.value)) for r in retired)]
     if reasons:
         w.remove(reasons)
     result.state = bounded(w.state)[0]
