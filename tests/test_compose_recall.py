@@ -10,7 +10,7 @@ from __future__ import annotations
 from sotto.agent.compose import compose_reply
 from sotto.agent.recall import Ask, RecallThread, choose, question_asks
 from sotto.agent.router import MEMORY, route_turn
-from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
 from sotto.memory.rules import extract
 from sotto.memory.state import SessionState
 
@@ -278,3 +278,17 @@ def test_a_time_for_a_day_gives_way_only_to_a_time_for_no_day() -> None:
         Item(key="Monday the 14th", value="9:30", kind=KIND_TIME, turn=2),
     )
     assert "9:30" in _ask(state, "What time, and how many payslips?")[0]
+
+
+def test_one_question_word_over_two_things_asks_both() -> None:
+    state = _state(
+        Item(key="strap", value="tan", kind=KIND_ITEM, turn=1),
+        Item(key="strap width", value="18 millimetres", kind=KIND_QUANTITY, turn=1),
+        Item(key="battery", value="£12", kind=KIND_QUANTITY, turn=2),
+    )
+    asks = question_asks("And the strap, what colour and width?")
+    assert [a.kinds[0] for a in asks] == [KIND_ITEM, KIND_QUANTITY]
+    reply, _ = _ask(state, "And the strap, what colour and width?")
+    assert "tan" in reply.lower() and "18 millimetres" in reply
+    # "what day and time" stays one ask: a day with its time.
+    assert len(question_asks("What day and time is it?")) == 1

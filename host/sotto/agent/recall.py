@@ -102,6 +102,24 @@ def _ask(text: str) -> Ask:
     )
 
 
+# "what colour and width": one question word over two things asked.
+_WH_PAIR = re.compile(r"\b(?P<wh>what|which|how)\s+(?P<a>[a-z]+)\s+and\s+(?P<b>[a-z]+)\b", re.I)
+
+
+def _distributed(part: str) -> list[Ask]:
+    """"And the strap, what colour and width?" asks two things of the strap: a colour and
+    a width; "what day and time" stays one ask (a day with its time)."""
+    m = _WH_PAIR.search(part)
+    if m is not None:
+        wh = m.group("wh")
+        first = part[: m.start()] + f"{wh} {m.group('a')}" + part[m.end() :]
+        second = part[: m.start()] + f"{wh} {m.group('b')}" + part[m.end() :]
+        a, b = _ask(first), _ask(second)
+        if a.kinds and b.kinds and a.kinds[0] != b.kinds[0] and {a.kinds[0], b.kinds[0]} != {KIND_TIME, KIND_DATE}:
+            return [a, b]
+    return [_ask(part)]
+
+
 def is_follow_up_text(question: str) -> bool:
     return bool(_FOLLOW_UP.search(question.strip()))
 
@@ -111,7 +129,7 @@ def question_asks(question: str, previous_kind: str = "", thread: RecallThread |
     "那老伴的呢？") takes the kinds of the part after it, or, alone, those of the last question;
     "And the other one?" asks the last question again, for a value not yet given."""
     parts = [p.strip() for p in _PART_BREAK.split(question) if p and p.strip(" ?？,，.。")]
-    asks = [_ask(p) for p in parts] or [_ask(question)]
+    asks = [a for p in parts for a in _distributed(p)] or [_ask(question)]
     merged: list[Ask] = []
     for ask in asks:
         prev = merged[-1] if merged else None
