@@ -271,6 +271,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_CHOICE.finditer(text):
+        if m.group(0)[:1].isupper() and re.match(r" [A-Z][a-z]", text[m.end():]):
+            continue  # "the Red Lion", "Green Park": a colour that begins a proper name
         add(m.start(), m.end(), KIND_ITEM)
     for m in _EN_FRACTION.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
