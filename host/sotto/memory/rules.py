@@ -666,8 +666,12 @@ def _anchored_swap(text: str, state: SessionState, lang: str) -> tuple[str, str]
 
 def _words_replaced(st: Statement, sentence: str, before: str, state: SessionState, lang: str, *, plain: bool) -> tuple[str, str] | None:
     """(old, new) words of a note this sentence changes, by the first mechanism that finds one:
-    the same noun with another modifier, a word said again with another thing beside it, a
-    Chinese topic with a new choice, a person's thing, then the explicit forms."""
+    the explicit forms, the same noun with another modifier, a word said again with another
+    thing beside it, a Chinese topic with a new choice, a person's thing, a thing moved to."""
+    # The explicit forms first: "swap the quiche for a veg tart" says both sides.
+    for old, new, found in _find_corrections(sentence, state, lang):
+        if found and norm_key(old) != norm_key(new):
+            return old, new
     cued = st.change_cue or st.admission or st.strong_cue
     graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
     if cued or graded or plain:
@@ -688,9 +692,6 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
         swap = _object_swap(st.text, anchors, state) if anchors else None
         if swap is not None:
             return swap
-    for old, new, found in _find_corrections(sentence, state, lang):
-        if found and norm_key(old) != norm_key(new):
-            return old, new
     if lang == "zh":
         return _zh_moved_to(st.text, state)
     return None
