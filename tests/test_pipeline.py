@@ -40,13 +40,13 @@ Scenario = Callable[[SimulatedBoard, BoardLink, VoiceSession, TypedTurnsRecogniz
                     Awaitable[None]]
 
 
-def run_with_board(tmp_path: Path, scenario: Scenario) -> None:
+def run_with_board(tmp_path: Path, scenario: Scenario, options: LinkOptions | None = None) -> None:
     async def go() -> None:
         store = Store(tmp_path / "pipeline.db")
         runtime = Runtime(fake_engines(replies=("Noted.",)), store)
         recognizer = TypedTurnsRecognizer(None)
         with SimulatedBoard(baud=BAUD) as board:
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            link = BoardLink(board.port_path, options or LinkOptions(baud=BAUD))
             await link.open()
             # One timeline: the session's trace events and the board's COMMAND_DONE events, in arrival order.
             timeline: list[tuple[str, Any]] = []
@@ -108,7 +108,9 @@ def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> No
     async def scenario(board: SimulatedBoard, link: BoardLink, session: VoiceSession,
                        recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]]) -> None:
         # The board hears nothing until the line is restored below: the COMMAND is lost and
-        # the action stays pending however slowly the turn starts (no race with a timer).
+        # the action stays pending however slowly the turn starts or the barge-in comes (the
+        # link options below: the board keeps the session through the silence, and the host
+        # waits for the command's confirmation longer than the test runs).
         board.silence_host(60.0)
         recognizer.type_line("Set the volume to 30.")
         # Private peek: the harness's in-flight action (no trace event marks an action's start).
@@ -129,7 +131,7 @@ def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> No
         assert result.prior_side_effects == []
         assert board.speaker.volume == 100 and "command_done" not in [kind for kind, _ in timeline]
 
-    run_with_board(tmp_path, scenario)
+    run_with_board(tmp_path, scenario, LinkOptions(baud=BAUD, silence_timeout_s=60, command_timeout_s=60.0))
 
 
 def test_the_board_offers_what_the_sim_options_say_and_the_host_keeps_to_its_speaker_formats() -> None:

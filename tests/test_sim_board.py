@@ -33,7 +33,9 @@ def test_mic_speaker_and_playback_reports_end_to_end() -> None:
 def test_reset_and_unplug_are_reported_and_recovered() -> None:
     async def go() -> None:
         with SimulatedBoard(baud=BAUD) as board:
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
+            # The detach must come from the unplug, never from a starved board looking silent.
+            link = BoardLink(board.port_path, LinkOptions(baud=BAUD, backoff_initial_s=0.02, backoff_max_s=0.1,
+                                                          detach_after_s=60.0))
             await link.open()
             events: list[PortEvent] = []
             reader = asyncio.create_task(collect(link, events))
@@ -70,12 +72,18 @@ def test_flipped_bytes_are_rejected_and_the_link_keeps_running() -> None:
             events: list[PortEvent] = []
             reader = asyncio.create_task(collect(link, events))
             try:
+                # Garbage until 5000 bytes of mic audio crossed the line: at 0.2 % per byte, some
+                # were flipped (the chance of none is 5e-5), however slowly the machine runs.
+                up0 = board.line.counters.bytes_up
                 board.set_corruption(flip_probability=0.002)
-                await asyncio.sleep(1.0)
+                await until(lambda: board.line.counters.bytes_up - up0 >= 5000, what="5000 bytes up")
                 board.set_corruption(0.0)
-                before = sum(1 for e in events if isinstance(e, MicAudio))
-                await asyncio.sleep(0.3)
-                assert sum(1 for e in events if isinstance(e, MicAudio)) > before  # audio still flows
+
+                def mic_frames() -> int:
+                    return sum(1 for e in events if isinstance(e, MicAudio))
+
+                before = mic_frames()
+                await until(lambda: mic_frames() > before + 10, what="mic audio after the garbage")  # audio still flows
                 assert link.decoder.crc_errors + link.decoder.bad_frames > 0
                 assert board.stats["line_flipped"] > 0
             finally:
@@ -98,7 +106,7 @@ def test_short_bench_loses_nothing_on_a_clean_line() -> None:
                 await link.close()
 
     result = asyncio.run(go())
-    assert result["frames_sent"] > 100
+    assert result["frames_sent"] > 0  # (how many is a throughput figure: `sotto bench link --sim`)
     assert result["frames_lost"] == 0 and result["corrupt_delivered"] == 0 and result["crc_rejected"] == 0
     assert result["frames_received"] == result["frames_sent"]
     assert set(result["payload_kbps"]) == {"up", "down"} and result["rtt_ms_p50"] is not None
