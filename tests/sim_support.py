@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -12,12 +12,19 @@ from sotto.link.events import MicAudio, PlaybackReport, PortEvent
 from sotto.sim import SimulatedBoard
 
 
+def patient_link(baud: int, **options: Any) -> LinkOptions:
+    """Link options for tests that are not about the link's timers: the detach watchdog and a
+    command's confirmation wait far longer than any stall of a busy machine (the timers
+    themselves are tested over the in-memory fake board, test_link_protocol.py)."""
+    return LinkOptions(baud=baud, **{"detach_after_s": 60.0, "command_timeout_s": 60.0, **options})
+
+
 async def collect(link: BoardLink, out: list[PortEvent]) -> None:
     async for ev in link.events():
         out.append(ev)
 
 
-async def until(cond: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
+async def until(cond: Callable[[], object], timeout: float = 20.0, what: str = "condition") -> None:
     """Poll `cond` until it holds. The deadline is generous on purpose: these tests run a real
     pty on a shared machine, so they wait for what they check, never for a fixed time."""
     loop = asyncio.get_running_loop()
@@ -36,7 +43,7 @@ def tone(rate: int, seconds: float, freq: float = 440.0, amp: int = 8000) -> np.
 async def audio_both_ways(board: SimulatedBoard, baud: int) -> np.ndarray:
     """A beep into the board's mic reaches the host once, and a tone the host sends plays
     once, whole, with PLAYBACK started then drained. Returns the mic audio the host got."""
-    link = BoardLink(board.port_path, LinkOptions(baud=baud))
+    link = BoardLink(board.port_path, patient_link(baud))
     await link.open()
     events: list[PortEvent] = []
     reader = asyncio.create_task(collect(link, events))

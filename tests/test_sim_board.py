@@ -9,18 +9,17 @@ from pathlib import Path
 import pytest
 
 from sotto.errors import AudioFormatError
-from sotto.link.board_link import BoardLink, LinkOptions
+from sotto.link.board_link import BoardLink
 from sotto.sim import SimulatedBoard
 from sotto.sim.audio import read_wav
 from sotto.link.events import LinkStatus, MicAudio, PortEvent
 
-from sim_support import audio_both_ways, collect, until
-
-pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
+from sim_support import audio_both_ways, collect, patient_link, until
 
 BAUD = 921600
 
 
+@pytest.mark.realtime
 def test_mic_speaker_and_playback_reports_end_to_end() -> None:
     async def go() -> None:
         with SimulatedBoard(baud=BAUD, record_speaker=True, gap_s=0.1) as board:
@@ -30,12 +29,12 @@ def test_mic_speaker_and_playback_reports_end_to_end() -> None:
     asyncio.run(go())
 
 
+@pytest.mark.realtime
 def test_reset_and_unplug_are_reported_and_recovered() -> None:
     async def go() -> None:
         with SimulatedBoard(baud=BAUD) as board:
             # The detach must come from the unplug, never from a starved board looking silent.
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD, backoff_initial_s=0.02, backoff_max_s=0.1,
-                                                          detach_after_s=60.0))
+            link = BoardLink(board.port_path, patient_link(BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
             await link.open()
             events: list[PortEvent] = []
             reader = asyncio.create_task(collect(link, events))
@@ -64,10 +63,11 @@ def test_reset_and_unplug_are_reported_and_recovered() -> None:
     asyncio.run(go())
 
 
+@pytest.mark.realtime
 def test_flipped_bytes_are_rejected_and_the_link_keeps_running() -> None:
     async def go() -> None:
         with SimulatedBoard(baud=BAUD, seed=5) as board:
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            link = BoardLink(board.port_path, patient_link(BAUD))
             await link.open()
             events: list[PortEvent] = []
             reader = asyncio.create_task(collect(link, events))
@@ -93,12 +93,13 @@ def test_flipped_bytes_are_rejected_and_the_link_keeps_running() -> None:
     asyncio.run(go())
 
 
+@pytest.mark.realtime
 def test_short_bench_loses_nothing_on_a_clean_line() -> None:
     from sotto.link.bench import BenchOptions, LinkBench
 
     async def go() -> dict:
         with SimulatedBoard(baud=BAUD) as board:
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            link = BoardLink(board.port_path, patient_link(BAUD))
             await link.open()
             try:
                 return await LinkBench(link, BenchOptions(seconds=1.5, audio_seconds=0.5), faults=board).run()

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 from sotto.link.bench import BenchOptions, LinkBench
-from sotto.link.board_link import BoardLink, LinkOptions
+from sotto.link.board_link import BoardLink
 from sotto.link.board_stats import BoardStatsCollector
 from sotto.sim import SimulatedBoard
 from sotto.link.events import LinkStatus, MicAudio, PortEvent
 
-from sim_support import audio_both_ways, collect, tone, until
+from sim_support import audio_both_ways, collect, patient_link, tone, until
 
-pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
+pytestmark = pytest.mark.realtime  # every test here runs the board on a real pty: see pyproject.toml
 
 BAUD = 921600
 
@@ -59,7 +59,7 @@ def test_link_bench_in_an_rp2040_heap_allocates_nothing() -> None:
     micropython`, not here.)"""
     async def go() -> dict[str, Any]:
         with SimulatedBoard(baud=BAUD, profile="rp2040", runtime="micropython") as board:
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            link = BoardLink(board.port_path, patient_link(BAUD))
             await link.open()
             try:
                 # 4 s: the steady-state window (after the bench's first second) then holds at least
@@ -89,7 +89,7 @@ def test_faults_on_micropython_garbage_host_gone_host_restart_board_reset() -> N
     async def go() -> None:
         with SimulatedBoard(baud=BAUD, profile="rp2040", runtime="micropython", seed=3) as board:
             stats = BoardStatsCollector()
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
+            link = BoardLink(board.port_path, patient_link(BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
             link.add_listener(stats.on_message)
             await link.open()
             events: list[PortEvent] = []
@@ -121,7 +121,7 @@ def test_faults_on_micropython_garbage_host_gone_host_restart_board_reset() -> N
                 await link.close()
                 reader.cancel()
                 await until(lambda: not board.welcomed, what="the board giving up on the host")
-                link = BoardLink(board.port_path, LinkOptions(baud=BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
+                link = BoardLink(board.port_path, patient_link(BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
                 link.add_listener(stats.on_message)
                 await link.open()
                 events.clear()
