@@ -12,6 +12,7 @@ import pytest
 
 from fakes_pipeline import fake_engines
 from sotto.engines.config import EngineConfig
+from sotto.ids import SessionId
 from sotto.link import messages as m
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.memory.store import Store
@@ -52,7 +53,7 @@ def run_with_board(tmp_path: Path, scenario: Scenario, **link_options: Any) -> N
                     timeline.append(("volume_at_speech", board.speaker.volume))
 
             link.add_listener(on_message)
-            session = runtime.voice_session(link, recognizer, session_id="pipeline-test", sinks=(sink,),
+            session = runtime.voice_session(link, recognizer, session_id=SessionId("pipeline-test"), sinks=(sink,),
                                        trace_folder=tmp_path)
             task = asyncio.create_task(session.run())
             try:

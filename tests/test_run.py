@@ -11,6 +11,7 @@ from fakes_pipeline import fake_engines
 from sim_support import patient_link, until
 
 from sotto.engines.base import AudioChunk, Transcript
+from sotto.ids import SessionId
 from sotto.link.board_link import BoardLink
 from sotto.memory.store import Store
 from sotto.runtime import Runtime
@@ -73,7 +74,7 @@ def test_typed_turns_run_the_whole_pipeline_and_ctrl_c_closes_as_cancelled(tmp_p
             link = BoardLink(board.port_path, patient_link(BAUD))
             await link.open()
             try:
-                session = runtime.voice_session(link, recognizer, session_id="run-test", trace_folder=tmp_path,
+                session = runtime.voice_session(link, recognizer, session_id=SessionId("run-test"), trace_folder=tmp_path,
                                            sinks=(sink,))
                 task = asyncio.create_task(session.run())
                 recognizer.type_line("My name is Maya.")
