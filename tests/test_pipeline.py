@@ -104,7 +104,11 @@ def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> No
         # The board hears nothing until the line is restored below: the COMMAND is lost and
         # the action stays pending however slowly the turn starts or the barge-in comes (the
         # board keeps the session through the silence: silence_timeout_s below; the host waits
-        # for the command's confirmation longer than the test runs: patient_link).
+        # for the command's confirmation longer than the test runs: patient_link). The line is
+        # cut only once the board runs on our WELCOME: link.open() returns when the host has
+        # sent it, and a WELCOME lost in the cut leaves the board without a session (no mic
+        # audio, no turn: the test hung whenever the board started quickly).
+        await until(lambda: board.welcomed, what="the board on the host's WELCOME")
         board.silence_host(60.0)
         recognizer.type_line("Set the volume to 30.")
         # Private peek: the harness's in-flight action (no trace event marks an action's start).
