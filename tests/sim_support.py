@@ -48,6 +48,8 @@ async def audio_both_ways(board: SimulatedBoard, baud: int) -> np.ndarray:
     events: list[PortEvent] = []
     reader = asyncio.create_task(collect(link, events))
     try:
+        # link.open() returns once the host sent WELCOME; until the board has it, its mic is discarded.
+        await until(lambda: board.welcomed, what="the board on the host's WELCOME")
         board.play_utterance(tone(16000, 0.3).tobytes(), rate=16000, label="beep")
         await until(lambda: any(e.kind == "utterance_end" for e in board.events), what="the beep played")
         end_ms = next(e.board_ms for e in board.events if e.kind == "utterance_end")

@@ -74,6 +74,7 @@ def test_flipped_bytes_are_rejected_and_the_link_keeps_running() -> None:
             try:
                 # Garbage until 5000 bytes of mic audio crossed the line: at 0.2 % per byte, some
                 # were flipped (the chance of none is 5e-5), however slowly the machine runs.
+                await until(lambda: board.welcomed, what="the board on the host's WELCOME")
                 up0 = board.line.counters.bytes_up
                 board.set_corruption(flip_probability=0.002)
                 await until(lambda: board.line.counters.bytes_up - up0 >= 5000, what="5000 bytes up")

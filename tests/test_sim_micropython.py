@@ -101,6 +101,7 @@ def test_faults_on_micropython_garbage_host_gone_host_restart_board_reset() -> N
             try:
                 # Garbage on the line, both ways, while speech goes down to the speaker, until
                 # 5000 bytes crossed each way (at 0.3 % per byte the chance of no flip is 3e-7).
+                await until(lambda: board.welcomed, what="the board on the host's WELCOME")
                 down0, up0 = board.line.counters.bytes_down, board.line.counters.bytes_up
                 board.set_corruption(flip_probability=0.003)
                 speech = asyncio.create_task(link.send_audio(3, tone(link.speaker_rate, 1.5).tobytes()))
