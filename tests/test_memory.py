@@ -18,7 +18,8 @@ from sotto.memory.validate import ground_patch
 
 
 def run_rules(state: SessionState, *utterances: str) -> SessionState:
-    for turn, words in enumerate(utterances, 1):
+    first = max((item.turn for item in state.all_items()), default=0) + 1  # turns go on across calls, as in a session
+    for turn, words in enumerate(utterances, first):
         result = extract(words, state, turn=turn)
         assert result.state is not None
         state = result.state

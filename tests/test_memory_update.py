@@ -256,3 +256,69 @@ def test_recognised_words_without_capitals_still_carry_names() -> None:
     assert any("osei" in n.lower() for n in names), state.memory_text()
     typed = say("Pick up the white box.")
     assert not [i for i in items(typed) if i.kind == "name"], typed.memory_text()
+
+
+# Third round: each mechanism on a conversation of its own (none from the eval scripts).
+THIRD_ROUND = [
+    ("en", "proposal question", ["The plumber comes at 11 am."], "Could he come at quarter to one instead?", "11 am", "quarter to one"),
+    ("zh", "proposal question", ["师傅明天上午十点来修热水器。"], "下午两点能来吗？", "上午十点", "下午两点"),
+    ("en", "range", ["Book the upstairs room, nine till eleven."], "The later slot suits us, so one till three.", "nine till eleven", "one till three"),
+    ("en", "ruled out, then the new one", ["Ravi will sign for the parcel."], "Ravi's on leave all next week. Nadia can sign for it.", "Ravi", "Nadia"),
+    ("en", "named alone in its own clause", ["Tickets for me, Sol and Bea."], "Bea has pulled out, her flatmate Ines is taking her place.", "Bea", "Ines"),
+    ("en", "shorter mention of a stored day", ["The tyres go on Saturday morning."], "My daughter has a recital on Saturday. Tuesday evening then.", "Saturday", "Tuesday evening"),
+    ("en", "swap for", ["Starters: a lentil soup and garlic bread."], "Swap the lentil soup for a tomato soup.", "lentil", "tomato soup"),
+    ("zh", "换到 after a named place", ["聚会定在湘味馆。"], "湘味馆那天没位子了，换到对面的老街酒楼。", "湘味馆", "老街酒楼"),
+    ("en", "people count", ["About twenty kids are coming."], "Replies are all in, we've got thirty-one coming.", "twenty kids", "thirty-one"),
+    ("en", "rescaled unit", ["Set the timebase to 200 nanoseconds per division."], "Too short. Five microseconds per division on the timebase.", "200 nanoseconds", "Five microseconds"),
+    ("zh", "stored place named by its last word", ["包裹放在小区南门的快递柜。"], "物业说南门那个柜子拆了，以后去西门取。", "小区南门", "西门"),
+    ("en", "raise it to", ["The fundraising target is £400."], "We've passed that already! Raise it to six hundred.", "£400", "six hundred"),
+    ("en", "a short code restated", ["Probe the signal at TP4."], "Sorry, I meant TP6.", "TP4", "TP6"),
+    ("zh", "fully booked, then the new day", ["游泳课约在周四上午。"], "我弄错了，周四上午已经约满了，换成周五下午。", "周四", "周五"),
+    ("zh", "a letter size chosen again", ["衣服要S码的。"], "孩子长得快，还是M码吧。", "S码", "M码"),
+    ("zh", "a graded colour with no suffix", ["窗帘要米色的。"], "米色的没货了，就要深绿。", "米色", "深绿"),
+    ("zh", "X算了 retracts X", ["我要洗鞋。", "皮鞋要护理，羽毛球鞋要刷白。"], "羽毛球鞋算了，还能凑合穿。", "羽毛球鞋", "皮鞋"),
+    ("zh", "a misreading owned up to, the amount of the same size", ["学费一学期三千二。"], "我看错了，一学期是三千六。", "三千二", "三千六"),
+    ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
+]
+
+
+@pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), THIRD_ROUND, ids=[c[1] + "-" + c[0] for c in THIRD_ROUND])
+def test_third_round_corrections(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    assert_replaced(say(*before, words, lang=lang), old, new)
+
+
+@pytest.mark.parametrize(
+    ("utterances", "values"),
+    [
+        # a value said twice in one turn does not replace itself: the cue is about an earlier one
+        (["I'm a 27 in boots. She's a 24, I think."], ["27", "24"]),
+        # a cue without a key does not change a value of another kind
+        (["We're training for the Bristol half.", "Coach reckons five fifteen is better."], ["Bristol"]),
+        # a range keeps both ends as one value, and another range of another thing stays
+        (["Main hall ten till twelve.", "And the small room two till four."], ["ten till twelve", "two till four"]),
+        # two measures in one unit about different things both stay
+        (["The rail is 5 volts.", "Trigger at 2.5 volts on the rising edge."], ["5 volts", "2.5 volts"]),
+        # a decimal after "at" is a measure, not a clock time
+        (["Charge pack B at 1.3 amps."], ["1.3 amps"]),
+        # a tag question (是吧) is not a cue: the count of children stays
+        (["给两个孩子报编程课。", "学费一学期两千四是吧。"], ["两个孩子", "两千四"]),
+        # owning up to a misreading does not change an amount of another size
+        (["Pulse 72, pressure 130 over 80.", "Hang on, I misread it. The top number's 138."], ["72"]),
+        # "three adults" is not a correction of "one child"
+        (["Two adults and one child on the ferry.", "My aunt is coming too, so that's three adults."], ["one child"]),
+        # a yes/no question about a period is a question, not a value
+        (["The barbecue is on the twelfth."], ["twelfth"]),
+    ],
+)
+def test_third_round_values_that_stay(utterances: list[str], values: list[str]) -> None:
+    state = say(*utterances, "Is it going to rain this weekend?")
+    text = state.memory_text()
+    for value in values:
+        assert value in text, text
+
+
+def test_did_i_say_rules_the_value_out() -> None:
+    from sotto.memory.statements import read_sentence
+
+    values = read_sentence("Did I say fourteen?", "en").values
+    assert [v.text for v in values] == ["fourteen"] and values[0].negated

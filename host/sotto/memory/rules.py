@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from sotto.engines.normalize import spelled_words, spoken_codes, spoken_digit_groups
 from sotto.memory import language as L
@@ -21,7 +22,7 @@ from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.statements import Statement, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
-from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
+from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
 
@@ -49,6 +50,7 @@ _EN_CORRECTIONS = [
     ),
     re.compile(rf"\b(?:change|switch|update|move)\s+(?:it\s+from\s+|the\s+|my\s+)?(?P<old>{_NO_PUNCT}+?)\s+(?:to|into)\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\breplace\s+(?:the\s+|my\s+)?(?P<old>{_NO_PUNCT}+?)\s+with\s+(?P<new>{_NO_PUNCT}+)", re.I),
+    re.compile(rf"\b(?:swap|exchange|trade)\s+(?:out\s+)?(?:the\s+|my\s+|our\s+)?(?P<old>{_NO_PUNCT}+?)\s+(?:for|with)\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\binstead of\s+(?P<old>{_NO_PUNCT}+?)\s*,\s*(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s+instead of\s+(?P<old>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>\b\w[\w-]*(?: \w[\w-]*)?)\s+(?:would|will|might|is|looks?|sounds?|seems?|works?)?\s*(?:be |look |sound |work )?(?:better|nicer|preferable) than\s+(?P<old>{_NO_PUNCT}+?)(?:\s+for\b{_NO_PUNCT}*)?$", re.I),
@@ -79,7 +81,7 @@ _NEUTRAL = re.compile(r"^(?:ok(?:ay)?|alright|all right|great|perfect|good|got i
 _ZH_CLOSING = re.compile(r"^(?:就这样|就这些|没(?:事|别的)了?|没有了|谢谢(?:你|您)?|多谢|再见|拜拜|好的?|晚安)(?:了|吧|啦)?$")
 
 _EN_CANCEL = re.compile(
-    r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all|for now|for today|this time))?(?=[,.;!?]|$)",
+    r"^(?:never mind|forget about|forget|cancel|drop|skip|scratch|scrap|ditch|remove|no more|(?:i|we) (?:don't|do not) (?:need|want) (?:the|my|a|an|any)?)\s*(?:the\s+|my\s+|about\s+)?(?P<what>[^,.;!?]+?)(?:\s+(?:anymore|any more|after all|for now|for today|this time))?(?=[,.;!?]|$)",
     re.I,
 )
 # A retraction said inside a sentence: "Leave the mattress off", 滑板车就不拿了, 不用软饭了.
@@ -88,7 +90,7 @@ _EN_RETRACT = re.compile(
     r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)",
     re.I,
 )
-_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:拿|要|带|买|订|做|用|去|卖|办)了|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了")
+_ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:[\u4e00-\u9fff]{1,2}?)了(?=[，。！,.!]|$)|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了|(?P<what3>[\u4e00-\u9fff]{2,6}?)(?:就|也)?算了")  # 剪刀不磨了, 洗衣机就不回收了, 羽毛球鞋算了
 _ZH_CANCEL = re.compile(rf"^(?:算了[，,]?\s*)?(?:取消|不要|算了|别)(?P<what>{_NO_PUNCT}+?)(?:了)?[。！]?$")
 _EN_PREFERENCE = re.compile(r"\bI (?:really )?(?:like|love|prefer|enjoy|hate|dislike)\b", re.I)
 _ZH_PREFERENCE = re.compile(r"我(?:很|最|比较)?(?:喜欢|爱|偏好|讨厌|不喜欢)")
@@ -463,21 +465,92 @@ def _without(key: str, what: str, lang: str) -> str:
     return " ".join(w for w in key.split() if not (content_stems(w) & drop))
 
 
-def _one_sentence_names_the_old(w: _Working, added: list[tuple[int, Item]], repeated: list[tuple[int, Item]]) -> None:
+@dataclass(frozen=True)
+class _Place:
+    """Where a value was said in the turn: its sentence, its clause, and whether that clause says it alone."""
+
+    sentence: int
+    clause: int
+    alone: bool
+
+
+_EN_CLAUSE_BREAK = re.compile(r"[,;:]\s|\s(?:and|but|so|because|since)\s|\s[-–—]\s", re.I)
+_ZH_CLAUSE_BREAK = re.compile(r"[，,；;：:]|但是|不过|所以|因为")
+
+
+def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Place]:
+    text = st.text
+    breaks = [m.start() for m in (_ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK).finditer(text)]
+
+    def clause_of(pos: int) -> int:
+        return sum(1 for b in breaks if b < pos)
+
+    def where(value: str) -> _Place:
+        at = text.lower().find(value.lower())
+        if at < 0:
+            return _Place(index, -1, False)
+        clause = clause_of(at)
+        others = [v for v in st.values if clause_of(v.start) == clause and v.text.lower() != value.lower()]
+        return _Place(index, clause, not others)
+
+    return where
+
+
+def _same_sort(new: Item, old: Item) -> bool:
+    """A value of the old one's kind, or a bare number for a count or a time ("Twelve minutes floods
+    the trays. Eight's plenty.")."""
+    if new.kind == old.kind:
+        return True
+    bare = re.fullmatch(rf"(?:\d{{1,3}}|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[一二两三四五六七八九十百]+)", new.value.strip(), re.I)
+    return new.kind == "number" and old.kind in ("quantity", "time") and bare is not None
+
+
+def _literal_mentions(text: str, stored: list[Item], lang: str) -> list[tuple[str, Item]]:
+    """Stored names, places and things the sentence names word for word, though it reads no value
+    there ("东门那个点撤了" names the stored 小区东门 by its last word)."""
+    found: list[tuple[str, Item]] = []
+    low = text.lower()
+    for item in stored:
+        if item.kind not in ("name", "place", "item") or len(item.value) < 2:
+            continue
+        value = item.value.lower()
+        if lang == "zh":
+            tails = [value[i:] for i in range(len(value) - 1) if len(value) - i >= 2]
+            said = next((t for t in tails if t in low), "")
+        else:
+            said = value if re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", low) else ""
+        if said:
+            found.append((said, item))
+    return found
+
+
+def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], repeated: list[tuple[_Place, Item]]) -> None:
     """"Half past two then? Two's when they're clearing lunch.", "Ivory for the mount. White makes the
-    paper look yellow.": a turn that gives one new value of a kind in one sentence and names a
-    stored value of that kind in another sentence, with no word of adding, replaces the stored one."""
+    paper look yellow.", "Jess has dropped out, her cousin Marnie is having her ticket.": a turn that
+    gives one new value of a kind in one sentence or clause and names a stored value of that kind in
+    another (a clause that says nothing else), with no word of adding, replaces the stored one."""
     stored = w.stored()
     fresh = {id(item) for _, item in added}
-    for index, old in repeated:
+
+    def apart(new_at: _Place, old_at: _Place) -> bool:
+        if new_at.sentence != old_at.sentence:
+            return True
+        return old_at.clause >= 0 and new_at.clause != old_at.clause and old_at.alone
+
+    used: set[int] = set()
+    for old_at, old in repeated:
         if old.kind not in VALUE_KINDS or id(old) in fresh or not any(i is old for i in stored):
             continue  # only a value stored before this turn can be the old one
-        news = [item for at, item in added if at != index and item.kind == old.kind and any(i is item for i in stored) and not is_role_word(item.value)]
+        news = [
+            item for at, item in added
+            if apart(at, old_at) and _same_sort(item, old) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
+        ]
         if old.kind == "item":
             news = [n for n in news if choice_class(n.value) == choice_class(old.value)]
         if len(news) != 1:
             continue
         new = news[0]
+        used.add(id(new))  # one new value replaces one old one
         w.remove([old])
         w.replace_words(old.value, new.value, new)
         w.result.decisions.append(Decision(UPDATE, new, old, "a new value in one sentence, the stored one named in another"))
@@ -565,6 +638,35 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
     for old, new, found in _find_corrections(sentence, state, lang):
         if found and norm_key(old) != norm_key(new):
             return old, new
+    if lang == "zh":
+        return _zh_moved_to(st.text, state)
+    return None
+
+
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到)(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+
+
+def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
+    """"少年宫那边满了，换成文化宫校区": a stored thing named before a verb of moving or changing to
+    something new is what the new thing replaces (the only stored value the sentence names)."""
+    m = _ZH_MOVED_TO.search(text)
+    if m is None:
+        return None
+    new = m.group("new")
+    head = text[: m.start()]
+    items = state.all_items()
+    if any(new in i.value for i in items):
+        return None
+    stored = [i.value for i in _typed(items) if i.kind in ("place", "name", "item") and len(i.value) >= 2 and i.value in head and i.value not in new]
+    if len(stored) == 1:
+        return stored[0], new
+    if stored:
+        return None
+    # A thing kept only in a note ("聚丰园"): the first noun of the sentence that a note says.
+    notes = [i.value for i in items if i.kind == KIND_NOTE] + [state.current_task]
+    for word, flag in zh_words(head):
+        if len(word) >= 2 and flag.startswith("n") and any(word in n for n in notes) and word not in new:
+            return word, new
     return None
 
 
@@ -592,8 +694,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
     named_people: list[Item] = []  # stored people named again in this turn ("Hannah's got builders in.")
     # For the turn-level pass: values this turn added and stored values it named again, by sentence.
-    added_at: list[tuple[int, Item]] = []
-    repeated_at: list[tuple[int, Item]] = []
+    added_at: list[tuple[_Place, Item]] = []
+    repeated_at: list[tuple[_Place, Item]] = []
     additive_turn = False
     for index, sentence in enumerate(sentences):
         if _is_closing(sentence, lang):
@@ -642,7 +744,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         retract = (_ZH_RETRACT if lang == "zh" else _EN_RETRACT).search(body)
         retracted_part = False
         if retract and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
-            what = retract.group("what") or retract.group("what2") or ""
+            what = next((g for g in retract.groups() if g), "")
             doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
                 # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
@@ -680,7 +782,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
         if st.values:  # a sentence with no value keeps what was ruled out before: "Hannah's off? Oh. Jess then."
-            rejected = [v for v in st.values if v.negated] if not news else []
+            # "Gemma's on leave all next week.": what is ruled out carries unless the sentence gave its replacement.
+            rejected = [v for v in st.values if v.negated and not any(n.kind == v.kind for n in news)]
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
         mentioned = values.mentioned if gave_nothing else []
         carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
@@ -689,8 +792,11 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         previous = st.text if carried is not None else ""
         replaced = w.apply(values.decisions)
         additive_turn = additive_turn or st.additive
-        added_at += [(index, d.item) for d in values.decisions if d.op == ADD and d.item is not None]
-        repeated_at += [(index, d.target) for d in values.decisions if d.op == NOOP and d.target is not None]
+        where = _clause_finder(st, lang, index)
+        added_at += [(where(d.item.value), d.item) for d in values.decisions if d.op == ADD and d.item is not None]
+        repeated_at += [(where(d.item.value if d.item is not None else d.target.value), d.target) for d in values.decisions if d.op == NOOP and d.target is not None]
+        decided = {id(d.target) for d in values.decisions if d.target is not None}
+        repeated_at += [(where(said), item) for said, item in _literal_mentions(st.text, w.stored(), lang) if id(item) not in decided and item.turn != turn]
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
         plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."

@@ -43,7 +43,7 @@ _EN_TIME = re.compile(
 # A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
 _DAYPART = r"(?: in the (?:morning|afternoon|evening)| at night| tonight| sharp)?"
 _HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[01]?\d|2[0-4])"
-_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
+_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?![.,]\d)(?!\s?(?:k?hz|mhz|ghz|v|volts?|amps?|a|mm|cm|m|km|kg|g|mg|ml|l|percent|per cent|%|degrees?|watts?|w)\b)(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
 _UNIT_WORD = r"[a-z][a-z'-]*"
 _EN_QUANTITY = re.compile(
     rf"(?:\$\s?\d+(?:[.,]\d+)?|\b(?:{_NUM}|{_NUM_WORD}))(?:(?:\s|-)(?P<delta>more|extra|additional|fewer|less))?"
@@ -75,7 +75,7 @@ _EN_WORD_NUMERIC = re.compile(
     re.I,
 )
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
-_ZH_CLASSIFIERS_FOR_NUMBERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度月日年届期栋单室寸码"
+_ZH_CLASSIFIERS_FOR_NUMBERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度月日年届期栋单室寸码棵株盆颗罐桶卷升伏安瓦"
 _ZH_NUMERIC = re.compile(
     rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
     rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
@@ -93,13 +93,15 @@ _EN_COLOURS = (
 _EN_CHOICE = re.compile(
     rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
     r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
+    r"|(?<=\bthe )(?:extra[- ]small|small|medium|large|extra[- ]large)\b(?=\s+(?:is|was|comes|came|fits|fitted|runs|ran|'s)\b)"  # "the medium comes up big"
     r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then)|[,.;!?]|$)",
     re.I,
 )
 _EN_FREQUENCY_CHOICE = r"daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly"
 _ZH_CHOICE = re.compile(
     r"(?<![零〇一二两三四五六七八九十百千\d])(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)"
-    r"|(?<![零〇一二两三四五六七八九十百千\d])[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码"
+    r"|(?<![零〇一二两三四五六七八九十百千\d])[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码|(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:号|码)"
+    r"|[深浅淡亮暗藏天酒玫](?:红|橙|黄|绿|蓝|紫|粉|棕|灰)(?![色的])"
 )
 _QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
 _EN_FRACTION = re.compile(
@@ -128,6 +130,13 @@ _EN_FOR_COUNT = re.compile(
     r"(?=\s*(?:[,.;!?:]|$|people|persons|guests|tonight|on|at|this|next|tomorrow|now|then|in total|altogether|of us))",
     re.I,
 )  # "a table for six", "We're three, me, Carlos and Rosa": a count of people
+# "we've got twenty-two coming", "we're at 52 now", "forty confirmed": a bare count of people.
+_EN_PEOPLE_COUNT = re.compile(
+    rf"\b(?:(?:we're|we are) (?:at|up to|down to)|(?:we've|we have|we've now|we now have)(?: got)?|there'?s|that's|that makes) (?:now )?((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b"
+    r"(?=\s+(?:coming|confirmed|attending|joining|going|signed up|booked in)\b)"
+    rf"|\b(?:we're|we are) (?:at|up to|down to) ((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)(?=\s*(?:now\b|[,.;!?]|$))",
+    re.I,
+)
 # "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
 _EN_MOVED_TO = re.compile(
     rf"\b(?:push|pushed|move|moved|bump|bumped|shift|shifted|change|changed|bring|brought|put|reschedule|rescheduled)\b[^,.;!?]{{0,30}}?(?<!up )\bto (?P<t>{_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?)\b(?! (?:people|persons|guests|of|[a-z]+s\b))",
@@ -136,7 +145,16 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
-_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b[A-Z]\d{1,3}\b|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|(?<![-/])\b[A-Z]{1,3}\d{1,3}\b(?![-/.]\w)|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+# "ten till twelve", "2-4 pm", "Zones one to three", "between two and four": one value, a range.
+_EN_RANGE_END = rf"(?:noon|midday|midnight|(?:half past|quarter past|quarter to|half) {_HOUR}|\d{{1,2}}(?::\d{{2}})?(?:\s?{_AMPM})?|{_HOUR}(?:[- ](?:thirty|fifteen|forty-five))?(?:\s?{_AMPM})?)"
+_EN_RANGE = re.compile(
+    rf"\b(?P<a>{_EN_RANGE_END})\s?(?P<sep>to|till|til|until|through|-|–)\s?(?P<b>{_EN_RANGE_END})\b(?!:\d)"
+    rf"|\bbetween (?P<c>{_EN_RANGE_END}) and (?P<d>{_EN_RANGE_END})\b",
+    re.I,
+)
+# Words before a range that make "X to Y" a change from X to Y, not a range.
+_EN_CHANGE_BEFORE_RANGE = re.compile(r"\b(?:from|change[ds]?|move[ds]?|moved|make|made|switch(?:ed)?|bump(?:ed)?|push(?:ed)?|up|down|increase[ds]?|decrease[ds]?|go(?:es)?|went|drop(?:ped)?|raise[ds]?|cut)\b[^,.;!?]{0,25}$", re.I)
 _EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
 _TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
 _CAP = r"[A-Z][\w'’-]*"
@@ -159,7 +177,7 @@ _EN_NOT_NAMES = frozenset(
 _COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|becomes|has become|equals|=|:)\s+$", re.I)
 _EN_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|so)\s+|\s+(?:and|but)\s+(?=(?:the|my|our|his|her|their|it|we|i|they|she|he)\b)|,)\s*", re.I)
 _EN_NEGATED_BEFORE = re.compile(
-    r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno"
+    r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno|\bdid (?:i|we) (?:say|tell you)"
     r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
     r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?)\s+(?:the |at |on |for |in )?$",
     re.I,
@@ -187,7 +205,6 @@ _EN_ASK_TO_TELL = re.compile(
     re.I,
 )
 _EN_WH = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b", re.I)
-_EN_PROPOSED_VALUE = re.compile(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon)\b", re.I)
 _EN_RECALL = re.compile(r"\b(?:again|back to me|repeat|did i|was it|what was|remind me what|what's my|what is my|what are my|read back|read me)\b", re.I)
 
 # ------------------------------------------------------------------ Chinese value patterns
@@ -200,14 +217,16 @@ _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
     rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度"
+_ZH_DECIMAL_MEASURE = re.compile(r"[零〇一二两三四五六七八九十\d]+点[零〇一二三四五六七八九\d]+(?P<unit>伏|安|瓦|千瓦|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸)")
+_ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
-_ZH_ID = re.compile(r"[\u4e00-\u9fff]?(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
+_ZH_ID = re.compile(r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]?(?=[A-Za-z0-9·-]*\d)(?=[A-Za-z0-9·-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9·-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
 _ZH_NAME_AFTER = re.compile(r"(?:叫|是|换成|改成|找|跟|和|请|给|让)(?P<name>[\u4e00-\u9fff]{2,3}?)(?=(?:老师|医生|教练|先生|女士|小姐|师傅|经理|总)?(?:[，。,.！!？?带来去吧了的]|$))")
 _ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|老公|老婆|丈夫|妻子|儿子|女儿|舅舅|姑姑|叔叔|阿姨|婆婆|公公)")
 _EN_KIN = re.compile(r"\b(?:my|his|her|their|our|the kids'|the kid's)\s+(?:mum|mom|mother|dad|father|grandma|grandmother|granny|nan|grandpa|grandfather|husband|wife|partner|brother|sister|son|daughter|uncle|aunt|auntie|neighbou?r|boss|babysitter|nanny)\b", re.I)
-_ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|总|阿姨|叔叔|工)")
+_ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)")
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
 _ZH_UNIT_CODE = re.compile(r"[A-Za-z\d一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
@@ -215,10 +234,10 @@ _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
     r"|(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*"
 )  # "成都高新区天府大道": a district and a road are an address even without a house number
-_ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}?(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
+_ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
-_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:我|他|她|我们|他们|她们|孩子)?(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|(?:已经)?(?:约|订|排|报|坐|住|挂)?满了|没货了?|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
 _ZH_WH = re.compile(r"什么|(?<!好)几(?!乎)|哪|多少|谁|怎么|来着")  # "好几个人" asks nothing
 _ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
@@ -358,7 +377,7 @@ def _en_is_question(sentence: str) -> bool:
         return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
     # A yes/no question that carries a value proposes it ("Could pilates be the 7:45 one?",
     # "Any chance Bramble could go in at 11:30 instead?"); a question asking for a value has a wh-word.
-    if sentence.rstrip().endswith("?") and not _EN_WH.search(s) and not _EN_RECALL.search(s) and _EN_PROPOSED_VALUE.search(s):
+    if sentence.rstrip().endswith("?") and not _EN_WH.search(s) and not _EN_RECALL.search(s) and _carries_value(_en_values(s)):
         return False
     if sentence.rstrip().endswith("?"):
         return True
@@ -367,14 +386,31 @@ def _en_is_question(sentence: str) -> bool:
     return asks(s, "en")  # unpunctuated (a recogniser's words): the structure decides
 
 
+# The kinds a proposal carries: "Could the driver come at quarter to six?" offers a value; a
+# yes/no question with none of them ("Is Dale coming?") asks.
+_PROPOSED_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_ITEM)
+
+
+_VAGUE_PERIOD = re.compile(r"(?:(?:this|next|last|the) )?(?:weekend|week|month|year|summer|winter|spring|autumn)|(?:这|下|上)(?:个)?(?:周末|周|星期|月)|今年|明年|去年", re.I)
+
+
+def _carries_value(values: list["Value"]) -> bool:
+    # "Is it going to rain this weekend?" asks: a period is not a proposed day.
+    return any(v.kind in _PROPOSED_KINDS and not v.negated and not (v.kind == KIND_DATE and _VAGUE_PERIOD.fullmatch(v.text)) for v in values)
+
+
+# Words before a number that are not a thing it numbers ("Plus one roll", "Maybe two").
+_NOT_THINGS = frozenset("plus minus just only about around roughly maybe perhaps another nearly almost over under exactly".split())
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
     "instead please thanks too as well people's once twice thrice times daily altogether total all overall "
-    "while when whenever because since if unless though although as before after until till".split()
+    "while when whenever because since if unless though although as before after until till "
+    "between among amongst per by with from into over under about across through off up down out".split()
 )
 _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
-    "works work worked sounds sound suits suit seems seem it that this then now instead please is better o'clock".split()
+    "works work worked sounds sound suits suit seems seem it that this then now instead please is better o'clock "
+    "went came got said made took gave left ran sold paid put set cost felt kept told thought brought bought was goes comes".split()  # irregular verbs: "Leo's one went up"
 )
 _NOT_UNITS = frozenset("times time days day weeks week months month years year minutes minute hours hour percent".split())
 
@@ -413,6 +449,20 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             if words and words[0] not in EN_STOPWORDS and words[0] not in L.EN_EMPTY_WORDS:
                 start = m.start() if group == "n" else m.start("m")
                 add(start, m.start(group) + len(" ".join(words)), KIND_NAME)
+    for m in _EN_RANGE.finditer(text):
+        a = m.group("a") or m.group("c")
+        sep = (m.group("sep") or "and").lower()
+        if sep == "to" and re.fullmatch(r"(?:five|ten|twenty|twenty-five|twenty five)", a, re.I):
+            continue  # "ten to twelve": ten minutes to twelve, a time
+        if re.search(r"\d", text[m.end(): m.end() + 2].strip()[:1]) or _EN_CHANGE_BEFORE_RANGE.search(text[: m.start()]):
+            continue  # "from 6 to 7", "make it two to four": a change, read by the update step
+        if re.match(r"\s+(?!(?:am|pm|o'clock|hours?|mins?|minutes?)\b)[a-z]+s\b", text[m.end():], re.I):
+            continue  # "two to four people": a count, read below
+        timed = sep in ("till", "til", "until") or m.group(0).lower().startswith("between") or re.search(r"[:ap]\.?m\b|:|\b(?:half|quarter)\b", m.group(0), re.I) is not None
+        add(m.start(), m.end(), KIND_TIME if timed else KIND_NUMBER)
+    for m in _EN_PEOPLE_COUNT.finditer(text):
+        g = 1 if m.group(1) else 2
+        add(m.start(g), m.end(g), KIND_QUANTITY, unit="people")
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_CHOICE.finditer(text):
@@ -423,8 +473,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
-    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm)\b)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
-        if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)):
+    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm)\b)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
+        if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)) and m.group(0).split()[0].lower() not in _NOT_THINGS:
             add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
@@ -439,8 +489,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         word = m.group(0).lower()
         if word in ("may", "march") and not re.search(r"\d", text[m.end(): m.end() + 4]):
             continue  # "may" the verb
-        if word == "second" or word == "first":
-            continue  # "a second bike", "first thing": ordinals alone are not dates
+        if word == "second" or word == "first" or (re.fullmatch(r"third|quarter|fifth|tenth", word) and re.search(r"\b(?:a|one|by a)\s+$", text[: m.start()], re.I)):
+            continue  # "a second bike", "first thing", "by a third": ordinals alone are not dates
         add(m.start(), m.end(), KIND_DATE)
     for m in _EN_BARE_TIME.finditer(text):
         add(m.start(1), m.end(1), KIND_TIME)
@@ -463,7 +513,12 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             continue  # "2270 C", "two r's": a code or a letter, not a counted thing
         if first == "of" and unit.lower() not in ("of us", "of them"):
             continue  # "one of the guests": a person, not a count
+        if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I):
+            continue  # "the one next door", "the one ending 0938": a pronoun, not a count
         parts = re.split(r"[\s-]", unit)
+        if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):
+            parts = parts[:1]  # "twelve minutes floods the trays": a plural noun is the whole unit, the word after it a verb
+            unit = parts[0]
         if len(parts) == 2 and not (parts[0].lower().endswith(("'s", "’s")) or re.search(r"[^s']s$", parts[1].lower())):
             parts = parts[:1]  # "one cousin dropped": the counted noun is "cousin"
             unit = parts[0]
@@ -505,6 +560,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             tokens = tokens[1:]
         if not tokens or (len(tokens) == 1 and len(tokens[0].strip("'’")) == 1):
             continue  # "P, R, Y, C, E": letters spelled out, not names
+        if len(tokens) == 1 and re.fullmatch(_TITLE + r"(?:'s|’s)?", tokens[0]):
+            continue  # "Coach reckons ...": a title alone names a role, not a person
         span = " ".join(tokens)
         following = text[start + len(span):]
         if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
@@ -641,6 +698,8 @@ def _zh_is_question(sentence: str) -> bool:
         return False
     if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
         return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question
+    if re.search(r"(?:吗|吧|对不对|是不是|行不行|好不好)[？?]?$", s) and not _ZH_WH.search(s) and _carries_value(_zh_values(s)):
+        return False  # "明天下午三点能来吗？", "一个月三百五对吧？": a yes/no question proposing its value
     return asks(s, "zh")
 
 
@@ -671,6 +730,10 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_FREQUENCY.finditer(text):
         period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
         add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
+    for m in _ZH_DECIMAL_MEASURE.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))  # "三点三伏": 3.3 volts, not a clock time
+    for m in _ZH_RANGE.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)  # "下午四点到六点": one time, a range
     for m in _ZH_DATE.finditer(text):
         part = re.match(r"(?:上午|下午|晚上|早上|中午|傍晚|凌晨|白天)(?![零〇一二两三四五六七八九十\d点半])", text[m.end():])
         if part:
@@ -804,7 +867,7 @@ def _zh_looks_like_name(text: str) -> bool:
     return 2 <= len(text) <= 3 and text[0] in _ZH_SURNAMES
 
 
-_ZH_TITLES = re.compile(r"(?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|总|阿姨|叔叔|工)$")
+_ZH_TITLES = re.compile(r"(?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)$")
 
 
 def _zh_copula_key(text: str, value: Value) -> str:

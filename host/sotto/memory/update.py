@@ -36,7 +36,7 @@ from sotto.memory.items import (
 )
 from sotto.memory.language import has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
-from sotto.memory.text import EN_NUMBER_WORDS
+from sotto.memory.text import EN_NUMBER_WORDS, stem
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
 
@@ -136,6 +136,10 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
                 return a == b or not a or not b or a.startswith(b) or b.startswith(a)
             if number_of(value.text) is not None and number_of(stored.value) is None:
                 return False  # "make it a dozen" counts; "half pepperoni" is a share, not a count
+            if a and b and a != b and _dimension(a) == _dimension(b) != "":
+                return True  # "two microseconds a division" after "500 nanoseconds per division": one measure, rescaled
+            if value.unit == "people" and a in _PEOPLE_NOUNS:
+                return True  # "we've got twenty-two coming" counts the "fifteen kids"
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
@@ -152,7 +156,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
 def _is_bare_number(text: str) -> bool:
     if re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()):
         return False  # "二五零八": digits read one by one, a code
-    return re.fullmatch(rf"(?:\d{{1,3}}(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[零〇一二两三四五六七八九十]+)", text.strip(), re.I) is not None
+    # An amount, with its currency if any ("£400", "six hundred", "two hundred and forty"); not a code.
+    return re.fullmatch(rf"[£$€¥]?(?:\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS}))*|[零〇一二两三四五六七八九十百千万]+)", text.strip(), re.I) is not None
 
 
 def item_unit(item: Item, lang: str) -> str:
@@ -293,7 +298,7 @@ def decide_values(
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
             continue
-        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v)]
+        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang)]
         if decision is None and again:
             out.consumed.add(id(v))
             out.decisions.append(Decision(NOOP, None, again[0], "said again"))
@@ -468,11 +473,15 @@ def _by_key(
             overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text) and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
+            overlap += 4  # "the bottom says gen three" after "gen two": the label is the key ("Hive two, five frames" opens another hive)
         if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text):
             overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh:
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == ""):
+            # A count of the same thing is one slot ("so eight people now"); a measure in the same unit
+            # may be of another thing (a 3.3 volt rail, a trigger at 1.6 volts): its key must say so.
             overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
@@ -505,9 +514,16 @@ def _by_key(
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
         people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
-        same_kind = [s for s in candidates if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
-        same_kind = [s for s in same_kind if _shape(s.value) == _shape(v.text)] or same_kind  # "call it 80.9": the decimal, 81.6
-        latest = max(people or same_kind or candidates, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        # Said in this very turn, a value is not yet what the user corrects ("I'm 27.5, she's 23.5").
+        earlier = [s for s in candidates if s.turn != new_item.turn] if new_item.turn else candidates
+        same_kind = [s for s in earlier if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
+        if v.kind == KIND_NUMBER:
+            same_kind = [s for s in same_kind if _shape(s.value) == _shape(v.text)]  # "call it 80.9": the decimal, 81.6; a code is not a price
+        bare_number_of = [s for s in earlier if v.kind == KIND_NUMBER and s.kind in (KIND_TIME, KIND_QUANTITY) and _shape(v.text) != "code"]  # "Seven, then."
+        pool = [s for s in people if s.turn != new_item.turn] or same_kind or bare_number_of
+        if not pool:
+            return None  # a value of another kind is not what a cue without a key changes ("Coach reckons ..." after "Bristol")
+        latest = max(pool, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
@@ -515,7 +531,19 @@ def _by_key(
     reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
     if reason and not adds and len(same) == 1 and sum(1 for o in news if o.kind == v.kind) == 1 and not v.qualifiers:
         return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")
+    if statement.admission and not adds and v.kind in (KIND_NUMBER, KIND_QUANTITY) and sum(1 for o in news if o.kind == v.kind) == 1:
+        # "宣传单上我看错了，一学期是两千八" after 两千四: owning up to a misreading, the amount of the
+        # same shape and size is the one misread, whatever words it was said with.
+        near = [s for s in candidates if s.kind == v.kind and s.turn != new_item.turn and _shape(s.value) == _shape(v.text) and _near(s.value, v.text)]
+        if near:
+            return Decision(UPDATE, new_item, max(near, key=lambda s: s.turn), "a misreading owned up to, the amount of the same size")
     return None
+
+
+def _near(a: str, b: str) -> bool:
+    """Two amounts within half of each other (2400 and 2800; not 72 and 138)."""
+    x, y = number_of(a), number_of(b)
+    return x is not None and y is not None and x > 0 and y > 0 and 2 / 3 <= x / y <= 1.5
 
 
 def _same_shape(a: str, b: str) -> bool:
@@ -536,6 +564,45 @@ def _part_of_name(item: Item, v: Value) -> bool:
     return item.kind == v.kind == KIND_NAME and " " in item.value and v.text.lower() in item.value.lower().split()
 
 
+_SI_PREFIX = re.compile(r"^(?:nano|micro|milli|centi|kilo|mega|giga)")
+_SI_SHORT = {
+    "ns": "second", "us": "second", "µs": "second", "ms": "second", "s": "second", "sec": "second",
+    "mg": "gram", "g": "gram", "kg": "gram", "kilo": "gram", "mm": "metr", "cm": "metr", "m": "metr", "km": "metr",
+    "ml": "litr", "l": "litr", "mv": "volt", "v": "volt", "kv": "volt", "ma": "amp", "a": "amp", "w": "watt", "kw": "watt",
+    "hz": "hertz", "khz": "hertz", "mhz": "hertz", "ghz": "hertz", "mil": "metr",
+}
+
+
+def _dimension(unit: str) -> str:
+    """What a unit measures, its SI prefix set aside: "nanosecond" and "microsecond" both "second"."""
+    u = unit.lower().split(" ")[0].rstrip(".")
+    if u in _SI_SHORT:
+        return _SI_SHORT[u]
+    base = _SI_PREFIX.sub("", u).removesuffix("s")
+    base = re.sub(r"(?:re|er)$", "r", base)  # metre/meter, litre/liter
+    return base if base in ("second", "gram", "metr", "litr", "volt", "amp", "watt", "hertz", "ohm", "byte") else ""
+
+
+# Nouns that count people: a bare head count ("twenty-two coming") is a count of any of them.
+_PEOPLE_NOUNS = frozenset(
+    stem(w) for w in (
+        "kids children child students pupils players members passengers visitors delegates friends colleagues campers riders "
+        "swimmers boys girls teens teenagers runners walkers singers dancers workers volunteers families relatives cousins"
+    ).split()
+)
+
+
+def _part_of_value(item: Item, v: Value, lang: str) -> bool:
+    """"Saturday" after "Saturday morning", 周六 after 这周六: the stored day or place named shorter."""
+    if item.kind != v.kind or item.kind not in (KIND_DATE, KIND_PLACE, KIND_ITEM):
+        return False
+    if lang == "zh":
+        return 2 <= len(v.text) < len(item.value) and v.text in item.value
+    said = re.sub(r"(?<=day)s\b", "", v.text.lower())  # "Wednesdays" names "Wednesday evenings"
+    stored = re.sub(r"(?<=day)s\b", "", item.value.lower())
+    return said != stored and re.search(rf"\b{re.escape(said)}\b", stored) is not None
+
+
 def _same_amount(item: Item, text: str) -> bool:
     """"五十八一个月有点贵" names the stored "五十八块": the same amount, said with other words."""
     if item.kind not in (KIND_NUMBER, KIND_QUANTITY):
@@ -546,10 +613,17 @@ def _same_amount(item: Item, text: str) -> bool:
 
 def _shape(text: str) -> str:
     """A decimal, a code or a plain count: "81.6" is read against "80.9", not against "66"."""
-    t = _norm(text)
-    if re.fullmatch(r"\d+\.\d+", t):
+    t = text.strip()
+    if re.search(r"\d\.\d|\bpoint\b|[零〇一二两三四五六七八九十百]点[零〇一二三四五六七八九]", t, re.I):
         return "decimal"
-    return "code" if _is_code(text) else "count"
+    digits = re.sub(r"\D", "", t)
+    if (
+        re.search(r"[A-Za-z]", t) and digits  # "M41", "B2-015"
+        or len(digits) >= 5 or digits.startswith("0")  # "88421", "0412 556 781"
+        or re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", t)  # 二二八四: read digit by digit
+    ):
+        return "code"
+    return "count"  # "four", "Forty-one", "九百二", "240": an amount
 
 
 def _fresh_subject(statement: Statement, stored: list[Item]) -> bool:
