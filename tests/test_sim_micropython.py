@@ -18,7 +18,7 @@ from sotto.link.board_stats import BoardStatsCollector
 from sotto.sim import SimulatedBoard
 from sotto.link.events import LinkStatus, MicAudio, PortEvent
 
-from sim_support import audio_both_ways, collect, patient_link, tone, until
+from sim_support import assert_bench_lost_nothing, audio_both_ways, collect, patient_link, tone, until
 
 pytestmark = pytest.mark.realtime  # every test here runs the board on a real pty: see pyproject.toml
 
@@ -57,7 +57,7 @@ def test_link_bench_in_an_rp2040_heap_allocates_nothing() -> None:
     the first second, in 160 KB of heap, with nothing lost or corrupted on the line.
     (How fast the line and the loop run is measured by `sotto bench link --sim --runtime
     micropython`, not here.)"""
-    async def go() -> dict[str, Any]:
+    async def go() -> tuple[LinkBench, dict[str, Any]]:
         with SimulatedBoard(baud=BAUD, profile="rp2040", runtime="micropython") as board:
             link = BoardLink(board.port_path, patient_link(BAUD))
             await link.open()
@@ -65,15 +65,15 @@ def test_link_bench_in_an_rp2040_heap_allocates_nothing() -> None:
                 # 4 s: the steady-state window (after the bench's first second) then holds at least
                 # one whole report period of the board (1 s, longer when its process is starved),
                 # even when the report reaches the host late; 3 s left it empty on a busy machine.
-                result = await LinkBench(link, BenchOptions(seconds=4.0, audio_seconds=2.0), faults=board).run()
+                bench = LinkBench(link, BenchOptions(seconds=4.0, audio_seconds=2.0), faults=board)
+                result = await bench.run()
             finally:
                 await link.close()
             assert_board_healthy(board)
-            return result
+            return bench, result
 
-    result = asyncio.run(go())
-    assert result["frames_sent"] > 0
-    assert result["frames_lost"] == 0 and result["corrupt_delivered"] == 0
+    bench, result = asyncio.run(go())
+    assert_bench_lost_nothing(bench, result)
     assert "board" in result, "no steady-state report from the board"
     board = result["board"]
     assert board["alloc_bytes_per_frame"] == 0 and board["alloc_bytes"] == 0
