@@ -95,10 +95,11 @@ def talk_over_options(home: Path) -> DemoOptions:
 def test_a_reply_shorter_than_the_scripted_point_is_still_talked_over(home: Path) -> None:
     # The reply (5 words, 0.75 s of audio) ends before 900 ms into its playback: the user's
     # talk-over is pulled in (timed from the board's first speaker frame) and spoken over it.
-    result, _ = run(talk_over_options(home), reply="Basil likes sun and water.")
+    options = talk_over_options(home)
+    result, _ = run(options, reply="Basil likes sun and water.")
     (timing,) = result.details["talk_over"]
     assert timing["pulled_in"] and timing["after_ms"] is not None
-    assert [t["user"] for t in result.turns] == [t.user for t in load_demo_script(talk_over_options(home).script).turns]
+    assert [t["user"] for t in result.turns] == [t.user for t in load_demo_script(options.script).turns]
     # Pulled in, the talk-over overlaps the reply by DEFAULT_OVERLAP_MS (600 ms): whether the
     # barge-in is detected within that is a latency (barge_in_ms in `sotto demo --json`), not
     # asserted here; when and why the point is pulled in is tested on simulated time

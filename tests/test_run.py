@@ -74,8 +74,8 @@ def test_typed_turns_run_the_whole_pipeline_and_ctrl_c_closes_as_cancelled(tmp_p
             link = BoardLink(board.port_path, patient_link(BAUD))
             await link.open()
             try:
-                session = runtime.voice_session(link, recognizer, session_id=SessionId("run-test"), trace_folder=tmp_path,
-                                           sinks=(sink,))
+                session = runtime.voice_session(link, recognizer, session_id=SessionId("run-test"),
+                                                trace_folder=tmp_path, sinks=(sink,))
                 task = asyncio.create_task(session.run())
                 recognizer.type_line("My name is Maya.")
                 await until(lambda: bool(completed), what="the turn")

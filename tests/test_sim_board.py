@@ -103,7 +103,8 @@ def test_short_bench_loses_nothing_on_a_clean_line() -> None:
             link = BoardLink(board.port_path, patient_link(BAUD))
             await link.open()
             try:
-                bench = LinkBench(link, BenchOptions(seconds=1.5, audio_seconds=0.5, report_timeout_s=60.0), faults=board)
+                options = BenchOptions(seconds=1.5, audio_seconds=0.5, report_timeout_s=60.0)
+                bench = LinkBench(link, options, faults=board)
                 return bench, await bench.run()
             finally:
                 await link.close()

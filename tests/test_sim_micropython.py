@@ -66,7 +66,8 @@ def test_link_bench_in_an_rp2040_heap_allocates_nothing() -> None:
                 # one whole report period of the board (1 s, longer when its process is starved),
                 # even when the report reaches the host late; 3 s left it empty on a busy machine.
                 # The board's final counts may come late too (8 s by default: missed once).
-                bench = LinkBench(link, BenchOptions(seconds=4.0, audio_seconds=2.0, report_timeout_s=60.0), faults=board)
+                options = BenchOptions(seconds=4.0, audio_seconds=2.0, report_timeout_s=60.0)
+                bench = LinkBench(link, options, faults=board)
                 result = await bench.run()
             finally:
                 await link.close()
