@@ -29,10 +29,11 @@ def assert_bench_lost_nothing(bench: LinkBench, result: dict[str, Any]) -> None:
     run on its own clock, and host frames still queued in the simulated line then count as
     lost; on a busy machine the line's thread falls behind and hundreds can be (measured:
     312 and 853 of ~2000 at load average 17). That is a figure of `sotto bench link`."""
-    assert result["corrupt_delivered"] == 0 and result["crc_rejected"] == 0 and result["resyncs"] == 0
+    reports = [segment.report for segment in bench.segments]
+    seen = (result["directions"], reports, bench.link.decoder.bad_frames)
+    assert result["corrupt_delivered"] == 0 and result["crc_rejected"] == 0 and result["resyncs"] == 0, seen
     up, down = result["directions"]["up"], result["directions"]["down"]
     assert up["received"] == up["sent"] > 0 and down["received"] > 0
-    reports = [segment.report for segment in bench.segments]
     assert reports and all(r is not None and r["lost"] == 0 and r["bad"] == 0 for r in reports), reports
 
 
