@@ -278,6 +278,14 @@ THIRD_ROUND = [
     ("zh", "a graded colour with no suffix", ["窗帘要米色的。"], "米色的没货了，就要深绿。", "米色", "深绿"),
     ("zh", "X算了 retracts X", ["我要洗鞋。", "皮鞋要护理，羽毛球鞋要刷白。"], "羽毛球鞋算了，还能凑合穿。", "羽毛球鞋", "皮鞋"),
     ("zh", "a misreading owned up to, the amount of the same size", ["学费一学期三千二。"], "我看错了，一学期是三千六。", "三千二", "三千六"),
+    ("en", "the wrong week owned up to", ["The vet appointment is on Tuesday."], "It's the Thursday, I was looking at the wrong week.", "Tuesday", "Thursday"),
+    ("zh", "换 with a thing after a named one", ["书桌面板用胡桃木。"], "胡桃木太贵了，桌面换松木。", "胡桃木", "松木"),
+    ("en", "the end of the named number", ["Office line 0161 555 0142.", "Her mobile is 07700 900 311."], "Her mobile ends three one six, the rest is right.", "07700 900 311", "07700 900 316"),
+    ("zh", "最后两位 said apart from the digits", ["会员号是 M 三四五六七八九。"], "会员号最后两位我又核对了一下，是九一。", "M三四五六七八九", "M三四五六七九一"),
+    ("en", "a choice after the old one found wanting", ["Worktop edging in matt black."], "Black edging shows every fingerprint. Brushed steel it is.", "matt black", "Brushed steel"),
+    ("en", "sold out, so a proper name", ["The hinges are Blum Clip Top."], "Blum Clip Tops are sold out everywhere, so Hettich Sensys.", "Blum", "Hettich Sensys"),
+    ("en", "a pronoun ruled out, then a new person", ["Tomasz Zielinski will collect the parts."], "No wait, he's away that week. Send them to me, Ewa Nowak.", "Tomasz", "Ewa Nowak"),
+    ("en", "on second thoughts", ["Fit the 40 amp fuse."], "On second thoughts the 40 amp fuse is overkill, a 30 amp one will do.", "40 amp", "30 amp"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 
@@ -304,6 +312,11 @@ def test_third_round_corrections(lang: str, name: str, before: list[str], words:
         (["给两个孩子报编程课。", "学费一学期两千四是吧。"], ["两个孩子", "两千四"]),
         # owning up to a misreading does not change an amount of another size
         (["Pulse 72, pressure 130 over 80.", "Hang on, I misread it. The top number's 138."], ["72"]),
+        # owning up with nothing read as a value keeps what was said (看成 is the admission)
+        (["疫苗本上写的是乙肝。", "本子上这次是水痘，我看成别的了。"], ["水痘"]),
+        # a dish chosen beside a person keeps the person; a refusal chooses nothing
+        (["We're three: me, Carlos and Rosa.", "Carlos wants the sea bass, I'll have the risotto."], ["Carlos", "sea bass"]),
+        (["The strap in black."], ["black"]),
         # "three adults" is not a correction of "one child"
         (["Two adults and one child on the ferry.", "My aunt is coming too, so that's three adults."], ["one child"]),
         # a yes/no question about a period is a question, not a value

@@ -20,12 +20,13 @@ EN_ADMISSIONS = re.compile(
     r"|i got (?:it|that|them) (?:mixed up|backwards|wrong)|(?:that was|that's|it was|my) (?:a )?(?:mistake|typo|bad|error|slip)"
     r"|(?:silly|stupid) me|my (?:mistake|bad|error)|scratch that|strike that|let me (?:correct|fix|rephrase) (?:that|it|myself)"
     r"|correction|i was wrong|i meant to say|i meant|what i meant was|i mean|i made a mistake|i take (?:it|that) back"
-    r"|i was thinking of (?:the )?(?:wrong|other) \w+|wrong (?:one|number|day|time|date|name))\b"
+    r"|i was thinking of (?:the )?(?:wrong|other) \w+|wrong (?:one|number|day|time|date|name)"
+    r"|i(?: was|'d|'ve| had)? \w+(?: (?:at|of|on|in|up))? the wrong \w+)\b"  # "I was looking at the wrong week", "I booked the wrong day"
     r"|^[\w'-]+(?: [\w'-]+)?, sorry\b",
     re.I,
 )
 ZH_ADMISSIONS = re.compile(
-    r"(?:我)?(?:刚才|刚刚|之前|前面)?(?:说|看|记|写|听|读|弄|搞|报|填)(?:错|反|混)了?|口误|我的错|更正一下|纠正一下|修正一下|更正|纠正"
+    r"(?:我)?(?:刚才|刚刚|之前|前面)?(?:说|看|记|写|听|读|弄|搞|报|填|算|量|念)(?:错|反|混|岔)了?|(?:看|听|记|写|念)成(?:别的|了)|口误|嘴瓢|我的错|更正一下|纠正一下|修正一下|更正|纠正"
 )
 # Discourse markers: fillers and interjections, at any place in a sentence.
 EN_DISCOURSE = re.compile(
@@ -56,7 +57,7 @@ EN_CHANGE_CUES = re.compile(
 )
 ZH_CHANGE_CUES = re.compile(r"一共|总共|加起来|就行|就好|就可以|(?<![是对])吧[。！!]?$|(?<![是对])吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
 # A value said with one of these adds to what is stored ("another", "also a 3 pm call").
-EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too|as well|plus|second|extra|additional|besides|each)\b", re.I)  # "no second e" adds nothing
+EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too|as well|plus|second(?! thoughts?)|extra|additional|besides|each)\b", re.I)  # "no second e" adds nothing
 ZH_ADDITIVE = re.compile(r"也|还要|还有|另外|再加|再来|多加|又|第二|另一")
 # A relative change of a quantity: "two more", 多两个.
 EN_DELTA = re.compile(r"\b(?:more|extra|additional|fewer|less|minus|plus)\b", re.I)

@@ -21,7 +21,9 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
-from sotto.memory.statements import Statement, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
+from sotto.memory.read_en import _EN_NEGATED_AFTER
+from sotto.memory.read_zh import _ZH_NEGATED_AFTER
+from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
 from sotto.text.sentences import split_sentences
@@ -505,6 +507,26 @@ def _same_sort(new: Item, old: Item) -> bool:
     return new.kind == "number" and old.kind in ("quantity", "time") and bare is not None
 
 
+_EN_HE_SHE = re.compile(r"\b(?:he|she)(?=(?:'s|’s|\s))", re.I)
+_ZH_HE_SHE = re.compile(r"[他她](?![们])")
+
+
+def _person_ruled_out(text: str, stored: list[Item], lang: str) -> list[Value]:
+    """"He's away that week", 他临时去不了: the person last named is ruled out, as if named."""
+    m = (_ZH_HE_SHE if lang == "zh" else _EN_HE_SHE).search(text)
+    if m is None:
+        return []
+    after = text[m.end():]
+    after = re.sub(r"^(?:临时|突然|这次|那天|也)+", "", after) if lang == "zh" else after
+    if not (_ZH_NEGATED_AFTER if lang == "zh" else _EN_NEGATED_AFTER).match(after):
+        return []
+    people = [i for i in stored if i.kind == "name" and not is_role_word(i.value)]
+    if not people:
+        return []
+    last = max(people, key=lambda i: (i.turn, stored.index(i)))
+    return [Value(last.value, "name", 0, 0, negated=True)]
+
+
 def _literal_mentions(text: str, stored: list[Item], lang: str) -> list[tuple[str, Item]]:
     """Stored names, places and things the sentence names word for word, though it reads no value
     there ("东门那个点撤了" names the stored 小区东门 by its last word)."""
@@ -643,7 +665,45 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到)(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+# A choice said after the thing it replaces was found wanting: "Gateron Yellows are sold out, so
+# Kailh Box White.", "Black edging shows every fingerprint. Brushed steel it is."
+_EN_CHOSEN = re.compile(
+    r"(?:^|[,;]\s*)(?:so|then|ok(?:ay)?)?,?\s*(?P<a>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?<! as) it is\s*[.!]?$"
+    r"|(?:^|[,;]\s*|\b)(?:so|then) (?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
+    r"|\b(?:go|going|we'll go|i'll go) (?:with|for) (?:the |a |an )?(?P<c>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|\b(?:let's|let us|we'll|i'll) (?:do|have|take|get) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|(?:^|[,;]\s*)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b",
+    re.I,
+)
+_NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
+
+
+def _chosen_instead(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
+    """(old, new): a choice at the end of a sentence, and a stored thing named earlier in the turn
+    (or earlier in the sentence) that is not part of the choice."""
+    m = _EN_CHOSEN.search(text)
+    if m is None:
+        return None
+    new = next(g for g in m.groups() if g).strip()
+    if _NOT_A_CHOICE.match(new) or re.search(r"\d", new) or len(new) < 3:
+        return None
+    if re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 30): m.start() + 12], re.I):
+        return None  # "Brown doesn't go with a thing he owns": a refusal, not a choice
+    said = f"{earlier} {text[: m.start()]}".lower()
+    new_words = set(re.findall(r"[a-z]{3,}", new.lower()))
+    items = _typed(state.all_items())
+    if any(new.lower() in i.value.lower() for i in state.all_items()):
+        return None  # said before: not a new choice
+    for item in items:
+        if item.kind != "item" and not (item.kind in ("name", "place") and new[:1].isupper()):
+            continue  # a person or a place is replaced by a proper name, never by a dish ("I'll have the risotto")
+        words = [w for w in re.findall(r"[a-z]{3,}", item.value.lower()) if w not in EN_STOPWORDS and w not in new_words]
+        if words and any(re.search(rf"\b{re.escape(w[:-1] if len(w) > 4 else w)}", said) for w in words):
+            return item.value, new  # "matt black" named as "black edging", "Gateron Yellow" as "Gateron Yellows"
+    return None
+
+
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
 def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
@@ -784,6 +844,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if st.values:  # a sentence with no value keeps what was ruled out before: "Hannah's off? Oh. Jess then."
             # "Gemma's on leave all next week.": what is ruled out carries unless the sentence gave its replacement.
             rejected = [v for v in st.values if v.negated and not any(n.kind == v.kind for n in news)]
+        if not any(v.kind == "name" for v in st.values):
+            rejected += _person_ruled_out(body, w.stored(), lang)  # "No wait, he's away that week."
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)
         mentioned = values.mentioned if gave_nothing else []
         carried = st if (st.admission or st.change_cue or st.strong_cue) and gave_nothing else None
@@ -802,6 +864,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."
         if not replaced:
             swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
+            if swap is None and lang == "en" and not additive_turn and not st.additive:
+                swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state)
             if swap is not None:
                 w.replace_words(*swap)
                 replaced = True
@@ -811,7 +875,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             w.add_note(item, "steps")
             patch.add_steps.append(step)
             continue
-        if replaced or st.admission:
+        if replaced or (st.admission and values.decisions):
             continue  # a correction: the new value is stored, the talk around it is not
         if any(d.op == "add" for d in values.decisions):
             result.said.append(body)

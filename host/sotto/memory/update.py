@@ -294,6 +294,19 @@ def decide_values(
                 decision = Decision(UPDATE, new_item, hit[-1], f"the sentence names {o.text!r} as replaced")
                 out.consumed.add(id(o))
                 break
+        # 1b. "her mobile ends eight eight five", 护照号最后两位是七六: the end of a stored longer number
+        if decision is None and v.kind == KIND_NUMBER and (_TAIL_CUE.search(statement.text[max(0, v.start - 40): v.start]) or _TAIL_SAID.search(statement.text[: v.start])):
+            tail = re.sub(r"\D", "", _norm(v.text))
+            longer = [
+                s for s in current
+                if id(s) in stored_ids and s.kind == KIND_NUMBER and len(re.sub(r"\D", "", _norm(s.value))) > len(tail) > 0 and not s.value.endswith(v.text)
+            ]
+            if tail and longer:
+                said = statement.frame_keys | content_stems(v.context)
+                target = max(longer, key=lambda s: (len(_key_stems(s) & said), s.turn))  # "her mobile ends ...": the mobile's
+                new_item.value = _replace_tail_digits(target.value, tail)
+                new_item.key = target.key
+                decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
         # 2. a repeat (also of a value this sentence already gave: "the 15th ... on the 15th")
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
@@ -377,15 +390,27 @@ def _contains_value(item: Item, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(t)}(?!\w)", v) is not None
 
 
+# Said anywhere before the value: "the last two digits, I looked again, are 76", 最后两位我又看了一眼，是七六.
+_TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|(?:最后|末|尾)(?:[一二两三四五六七八九几]位|数)", re.I)
+_TAIL_CUE = re.compile(
+    r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
+    r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"
+)
+
+
+_ZH_DIGITS = "零一二三四五六七八九"
+
+
 def _replace_tail_digits(value: str, tail: str) -> str:
+    """The last digits of `value` set to `tail`, each written as the stored one was (2 or 二)."""
     out = list(value)
     i = len(out) - 1
     for digit in reversed(tail):
-        while i >= 0 and not out[i].isdigit():
+        while i >= 0 and not (out[i].isdigit() or out[i] in _ZH_DIGITS + "〇幺"):
             i -= 1
         if i < 0:
             break
-        out[i] = digit
+        out[i] = digit if out[i].isdigit() or not digit.isdigit() else _ZH_DIGITS[int(digit)]
         i -= 1
     return "".join(out)
 
@@ -505,7 +530,7 @@ def _by_key(
     # "回程的票改签了，晚一天，二十号去接": the only new date of a sentence of change is the changed one.
     cued = cued or (
         sum(1 for o in news if o.kind == v.kind) == 1 and v.kind in (KIND_TIME, KIND_DATE) and has_change_cue(statement.text[: v.start], lang)
-    )  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
+    ) or (len(news) == 1 and v.kind in (KIND_TIME, KIND_DATE) and statement.admission)  # "It's the Wednesday, I was looking at the wrong week"  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
@@ -523,7 +548,9 @@ def _by_key(
         pool = [s for s in people if s.turn != new_item.turn] or same_kind or bare_number_of
         if not pool:
             return None  # a value of another kind is not what a cue without a key changes ("Coach reckons ..." after "Bristol")
-        latest = max(pool, key=lambda s: (s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        said = statement.frame_keys | content_stems(v.context)
+        # The latest one, unless the sentence names what another is about ("push the outbound to the 5th").
+        latest = max(pool, key=lambda s: (len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")

@@ -1,0 +1,483 @@
+"""English sentences read into values (see `values.py` for what a value is).
+
+The patterns for times, dates, ranges, quantities with their units, numbers, codes and
+IDs, choices (colours, sizes), addresses, places and names (capitals checked against a
+dictionary); whether a sentence asks or proposes (`_en_is_question`); the subject a value
+is said of ("the dose is ..." -> "dose", `_en_copula_key`); and the sentence without its
+values (`_en_without`). `statements.read_sentence` puts them together.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from sotto.memory import language as L
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
+from sotto.memory.text import EN_DATE as _EN_DATE
+from sotto.memory.text import EN_MONTHS as _MONTHS
+from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS
+from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps
+from sotto.text.questions import asks
+
+_NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
+_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
+_AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
+_EN_TIME = re.compile(
+    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
+    rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
+    rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
+    rf"|noon|midday|midnight)",
+    re.I,
+)
+# A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
+_DAYPART = r"(?: in the (?:morning|afternoon|evening)| at night| tonight| sharp)?"
+_HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[01]?\d|2[0-4])"
+_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?![.,]\d)(?!\s?(?:k?hz|mhz|ghz|v|volts?|amps?|a|mm|cm|m|km|kg|g|mg|ml|l|percent|per cent|%|degrees?|watts?|w)\b)(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
+_UNIT_WORD = r"[a-z][a-z'-]*"
+_EN_QUANTITY = re.compile(
+    rf"(?:\$\s?\d+(?:[.,]\d+)?|\b(?:{_NUM}|{_NUM_WORD}))(?:(?:\s|-)(?P<delta>more|extra|additional|fewer|less))?"
+    rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?!(?:{EN_NUMBER_WORDS})\b)(?:{_UNIT_WORD}))?)",
+    re.I,
+)
+# Numbers said as one value: "132 over 85", "age 9-10", "14.06.2019", "18 k", "300×600", "3 by 4 m".
+_EN_NUMERIC = re.compile(
+    r"\b(?:[A-Z] ?)?\d+(?:[.,]\d+)*(?:\s?(?:-|/|×|\*|x|over|by)\s?\d+(?:[.,]\d+)*)+(?:\s?(?:k|km|kg|g|mg|ml|mm|cm|m|l|M|GB|MB|TB|mAh|W|V|%))?\b(?!\s?(?:am|pm|a\.m|p\.m)\b)"
+    r"|\b\d+(?:\.\d+){2,}\b"
+    r"|\b\d+(?:\.\d+)?\s?(?:k|km|kg|mg|ml|mm|cm|GB|MB|TB|mAh|%)(?![\w'])"
+)
+_EN_NUMBER_PHRASE = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+)
+# Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
+# "three thousand two hundred", "eighty-four fifty".
+_EN_SPOKEN_TIME = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) (?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
+    r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)",
+    re.I,
+)
+_EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eighty"; "one and two" is a list
+_EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})*"
+_EN_WORD_NUMERIC = re.compile(
+    rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
+    rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b",
+    re.I,
+)
+# Choices from closed sets: colours and sizes ("the silver one", "medium", 米色的, 大号).
+_EN_COLOURS = (
+    "red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|gold|golden|navy|beige|cream|ivory|"
+    "charcoal|teal|turquoise|maroon|burgundy|olive|lilac|lavender|mint|coral|peach|tan|khaki|dove|magenta|mustard|bronze|copper"
+)
+_EN_CHOICE = re.compile(
+    rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
+    r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
+    r"|(?<=\bthe )(?:extra[- ]small|small|medium|large|extra[- ]large)\b(?=\s+(?:is|was|comes|came|fits|fitted|runs|ran|'s)\b)"  # "the medium comes up big"
+    r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then)|[,.;!?]|$)",
+    re.I,
+)
+_EN_FRACTION = re.compile(
+    r"\b(?:half|a half|a quarter|quarter|three quarters|a third|one and a half|(?:\d+|one|two|three) and a half)(?: of)? (?:a |an )(?P<unit>[a-z][a-z-]+)\b", re.I
+)  # "half a cup", "one and a half teaspoons" is a count with its unit
+_EN_ID = re.compile(
+    r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}(?:[A-Z]|\s[B-HJ-Z](?![\w'’]))?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
+)
+# "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
+_EN_LABELLED = re.compile(
+    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|gen|generation|stage|version|series|mark|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock)"
+    rf"\s+(?:#\s*)?(?:\d+[A-Za-z]?|[A-Z]\d+|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b",
+    re.I,
+)
+# "22 Quarry Road", "9 Bell Yard", "Flat 3, 14 Mill Lane": a number before a capitalised name.
+_EN_ADDRESS = re.compile(
+    r"\b(?:\d{1,5}[A-Za-z]?|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?),? "
+    r"(?:[A-Z][a-z]+ ){1,3}(?:Street|St|Road|Rd|Lane|Close|Avenue|Ave|Drive|Way|Place|Crescent|Court|Terrace|Gardens|Grove|Row|Square|Hill|Walk|Mews|Park)\b"
+    r"|\b\d{1,5}[A-Za-z]?,? (?:[A-Z][a-z]+ ){1,3}(?:[A-Z][a-z]+)\b"
+)  # "14 Larch Close", "fourteen Larch Close"
+# "a table for four", "lasagne for six": a bare count after "for" counts people.
+_EN_FREQUENCY = re.compile(rf"\b(?:once|twice|(?:{EN_NUMBER_WORDS}|\d+) times)\s+(?:a|an|per|each|every)\s+(?:day|night|week|month|hour|morning|evening)\b", re.I)
+_EN_FOR_COUNT = re.compile(
+    rf"\b(?:for|we're|we are|we'll be|we will be|there'll be|there will be|there are|party of|table for|group of) (?:just |only )?((?:{EN_NUMBER_WORDS}|\d{{1,3}}))\b"
+    r"(?=\s*(?:[,.;!?:]|$|people|persons|guests|tonight|on|at|this|next|tomorrow|now|then|in total|altogether|of us))",
+    re.I,
+)  # "a table for six", "We're three, me, Carlos and Rosa": a count of people
+# "we've got twenty-two coming", "we're at 52 now", "forty confirmed": a bare count of people.
+_EN_PEOPLE_COUNT = re.compile(
+    rf"\b(?:(?:we're|we are) (?:at|up to|down to)|(?:we've|we have|we've now|we now have)(?: got)?|there'?s|that's|that makes) (?:now )?((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b"
+    r"(?=\s+(?:coming|confirmed|attending|joining|going|signed up|booked in)\b)"
+    rf"|\b(?:we're|we are) (?:at|up to|down to) ((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)(?=\s*(?:now\b|[,.;!?]|$))",
+    re.I,
+)
+# "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
+_EN_MOVED_TO = re.compile(
+    rf"\b(?:push|pushed|move|moved|bump|bumped|shift|shifted|change|changed|bring|brought|put|reschedule|rescheduled)\b[^,.;!?]{{0,30}}?(?<!up )\bto (?P<t>{_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?)\b(?! (?:people|persons|guests|of|[a-z]+s\b))",
+    re.I,
+)
+# "two more", "one fewer" with no noun: a change to the count last spoken of.
+_EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
+# Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
+_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|(?<![-/])\b[A-Z]{1,3}\d{1,3}\b(?![-/.]\w)|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+# "ten till twelve", "2-4 pm", "Zones one to three", "between two and four": one value, a range.
+_EN_RANGE_END = rf"(?:noon|midday|midnight|(?:half past|quarter past|quarter to|half) {_HOUR}|\d{{1,2}}(?::\d{{2}})?(?:\s?{_AMPM})?|{_HOUR}(?:[- ](?:thirty|fifteen|forty-five))?(?:\s?{_AMPM})?)"
+_EN_RANGE = re.compile(
+    rf"\b(?P<a>{_EN_RANGE_END})\s?(?P<sep>to|till|til|until|through|-|–)\s?(?P<b>{_EN_RANGE_END})\b(?!:\d)"
+    rf"|\bbetween (?P<c>{_EN_RANGE_END}) and (?P<d>{_EN_RANGE_END})\b",
+    re.I,
+)
+# Words before a range that make "X to Y" a change from X to Y, not a range.
+_EN_CHANGE_BEFORE_RANGE = re.compile(r"\b(?:from|change[ds]?|move[ds]?|moved|make|made|switch(?:ed)?|bump(?:ed)?|push(?:ed)?|up|down|increase[ds]?|decrease[ds]?|go(?:es)?|went|drop(?:ped)?|raise[ds]?|cut)\b[^,.;!?]{0,25}$", re.I)
+_EN_BARE_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b", re.I)
+_TITLE = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Doctor|Professor|Coach|Uncle|Aunt|Auntie)\.?"
+_CAP = r"[A-Z][\w'’-]*"
+_EN_PROPER = re.compile(rf"\b(?:{_TITLE} )?{_CAP}(?:(?: |-)(?:of |de |van |von |la |le |the )?{_CAP})*")
+_PLACE_PREP = re.compile(r"\b(?:at|on|in|to|from|near|into|via|outside|behind|opposite|across from|next to)\s+$", re.I)
+_PLACE_NOUN_WORDS = (
+    r"street|st|road|rd|avenue|ave|lane|drive|boulevard|square|place|way|park|station|airport|terminal|gate|hotel|"
+    r"hospital|clinic|pharmacy|school|hall|bakery|cafe|restaurant|bar|mall|market|center|centre|office|building|"
+    r"church|library|museum|garage|warehouse|store|shop|house|apartment|flat|floor|room|bridge|harbour|harbor|port|pier|"
+    r"court|plaza|campus|gym|studio|theatre|theater|stadium|beach|lake|river|mountain|city|town|village"
+)
+_PLACE_NOUNS = re.compile(rf"\b(?:{_PLACE_NOUN_WORDS})\b", re.I)
+_EN_NOT_NAMES = frozenset(
+    "he she they it him her them his hers its their theirs he's she's they're it's there there's".split() +
+    (_WEEKDAYS + "|" + _MONTHS).split("|")
+    + "i i'm i'll i'd i've ok okay hi hello hey thanks please sorry yes no yeah oh um uh hmm wait actually so and but also "
+    "the a an my our your his her their this that it it's we we're we'll can could would will what when where who how which "
+    "why is are was were do does did let's let make book remind tell please just then now there here".split()
+)
+_COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|becomes|has become|equals|=|:)\s+$", re.I)
+_EN_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|so)\s+|\s+(?:and|but)\s+(?=(?:the|my|our|his|her|their|it|we|i|they|she|he)\b)|,)\s*", re.I)
+_EN_NEGATED_BEFORE = re.compile(
+    r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno|\bdid (?:i|we) (?:say|tell you)"
+    r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
+    r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?)\s+(?:the |at |on |for |in )?$",
+    re.I,
+)  # "he can't do the ninth": the value ruled out
+# "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
+_EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
+_EN_NEGATED_AFTER = re.compile(
+    r"^(?:\s+(?:car park|shop|office|branch|room|hall|site|venue|place|one))?\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
+    r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|lame|injured|hurt|poorly|unwell|closed|shut|being (?:resurfaced|repaired|renovated|refurbished|rebuilt|painted|redone)|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|snug|tight|too small|too big|too short|too long|not enough|"
+    r"a problem|problematic|full|booked|taken|busy|(?:way |far |much |a bit |a little |just )?too \w+|no longer|awkward|out of the question)"
+    r"|(?:was|is) a mistake)\b",
+    re.I,
+)
+_EN_REQUEST = re.compile(
+    r"^(?:can|could|would|will) you\b|^(?:can|could|may) (?:i|we) (?:also |just |please )?(?:have|get|book|add|order|change|move|make|switch|do|go|try|push|swap)\b"
+    r"|^(?:is|would|could|will|can) .{1,60}\b(?:possible|ok|okay|available|free|fine|doable|alright|all right|work)\b"
+    r"|^(?:how about|what about)\b|^(?:is there )?any chance (?:of|we|you|they)\b",
+    re.I,
+)
+# A request to tell or explain something asks for information (a question), not for a note.
+_EN_ASK_TO_TELL = re.compile(
+    r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
+    r"(?:tell (?:me|us)\b(?! (?:to|when)\b)|explain\b|describe\b|teach me\b|suggest\b|recommend\b|read (?:me |us )?(?:back|out)\b|read (?:it|that|them|those) (?:back|out)\b|remind me (?=what|when|where|who|which|how)"
+    r"|give me (?:some |a few |any |your |a )?(?:tips|ideas|advice|suggestions?|fun facts?|facts?|jokes?)\b)",
+    re.I,
+)
+_EN_WH = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b", re.I)
+_EN_RECALL = re.compile(r"\b(?:again|back to me|repeat|did i|was it|what was|remind me what|what's my|what is my|what are my|read back|read me)\b", re.I)
+_EN_KIN = re.compile(r"\b(?:my|his|her|their|our|the kids'|the kid's)\s+(?:mum|mom|mother|dad|father|grandma|grandmother|granny|nan|grandpa|grandfather|husband|wife|partner|brother|sister|son|daughter|uncle|aunt|auntie|neighbou?r|boss|babysitter|nanny)\b", re.I)
+
+
+
+
+def _en_is_question(sentence: str) -> bool:
+    s = L.strip_en_discourse(sentence)
+    if _EN_ASK_TO_TELL.match(s):
+        return True
+    clauses = [L.strip_en_discourse(c) for c in re.split(r"[,;]\s*|\.{2,}\s*|…\s*", s)]
+    recall = _EN_RECALL.search(s) is not None and (_EN_WH.search(s) is not None or _EN_RECALL.search(s.replace("again", "")) is not None)
+    if any(_EN_REQUEST.match(c) for c in clauses) and not recall:  # "can I have Dale again?" asks for Dale, not what was said
+        return False  # "Mum wants a lie-in, could we do 9:00 instead?" asks for a change: a statement
+    # A yes/no question that carries a value proposes it ("Could pilates be the 7:45 one?",
+    # "Any chance Bramble could go in at 11:30 instead?"); a question asking for a value has a wh-word.
+    if sentence.rstrip().endswith("?") and not _EN_WH.search(s) and not _EN_RECALL.search(s) and _carries_value(_en_values(s)):
+        return False
+    if sentence.rstrip().endswith("?"):
+        return True
+    if sentence.rstrip().endswith((".", "!")):
+        return False  # "Did the bedroom again, it's 146.": said with a full stop, a statement
+    return asks(s, "en")  # unpunctuated (a recogniser's words): the structure decides
+
+
+# Words before a number that are not a thing it numbers ("Plus one roll", "Maybe two").
+_NOT_THINGS = frozenset("plus minus just only about around roughly maybe perhaps another nearly almost over under exactly".split())
+_UNIT_STOP = frozenset(
+    "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
+    "instead please thanks too as well people's once twice thrice times daily altogether total all overall "
+    "while when whenever because since if unless though although as before after until till "
+    "between among amongst per by with from into over under about across through off up down out".split()
+)
+_NOT_A_UNIT = frozenset(
+    "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
+    "works work worked sounds sound suits suit seems seem it that this then now instead please is better o'clock "
+    "went came got said made took gave left ran sold paid put set cost felt kept told thought brought bought was goes comes "
+    "fit fits needed needs coming going staying".split()  # irregular verbs: "Leo's one went up"
+)
+_NOT_UNITS = frozenset("times time days day weeks week months month years year minutes minute hours hour percent".split())
+
+
+def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
+    """`known`: the names already stored; one at a sentence start is a name ("Dale's off")."""
+    found: list[Value] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, kind: str, **kw: object) -> None:
+        span = text[start:end].strip()
+        if not span or _overlaps(taken, start, end):
+            return
+        lead = len(text[start:end]) - len(text[start:end].lstrip())
+        start += lead
+        end = start + len(span)
+        taken.append((start, end))
+        found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
+
+    for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
+        add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
+    for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
+        add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
+    for m in _QUOTED.finditer(text):
+        inner = "q" if m.group("q") is not None else "q2"
+        if m.group(inner) is not None:
+            add(m.start(inner), m.end(inner), KIND_NAME)  # 'write "Happy 80th" on it': verbatim, nothing inside is a value
+    if text == text.lower():
+        # Recognised words come without capitals: a name is known here only by the words
+        # that introduce one ("mr white", "my name is carl", "his teacher is ms park").
+        for m in re.finditer(r"\b(?:mr|mrs|ms|miss|dr|doctor|coach)\.? (?P<n>[a-z][a-z'-]{1,15})\b|\b(?:my name is|call me|called|named) (?P<m>[a-z][a-z'-]{1,15}(?: [a-z][a-z'-]{2,15})?)\b", text):
+            group = "n" if m.group("n") else "m"
+            words = m.group(group).split()
+            while words and (words[-1] in EN_STOPWORDS or words[-1] in L.EN_EMPTY_WORDS or words[-1] in ("and", "from", "at", "on")):
+                words.pop()
+            if words and words[0] not in EN_STOPWORDS and words[0] not in L.EN_EMPTY_WORDS:
+                start = m.start() if group == "n" else m.start("m")
+                add(start, m.start(group) + len(" ".join(words)), KIND_NAME)
+    for m in _EN_RANGE.finditer(text):
+        a = m.group("a") or m.group("c")
+        sep = (m.group("sep") or "and").lower()
+        if sep == "to" and re.fullmatch(r"(?:five|ten|twenty|twenty-five|twenty five)", a, re.I):
+            continue  # "ten to twelve": ten minutes to twelve, a time
+        if re.search(r"\d", text[m.end(): m.end() + 2].strip()[:1]) or _EN_CHANGE_BEFORE_RANGE.search(text[: m.start()]):
+            continue  # "from 6 to 7", "make it two to four": a change, read by the update step
+        if re.match(r"\s+(?!(?:am|pm|o'clock|hours?|mins?|minutes?)\b)[a-z]+s\b", text[m.end():], re.I):
+            continue  # "two to four people": a count, read below
+        timed = sep in ("till", "til", "until") or m.group(0).lower().startswith("between") or re.search(r"[:ap]\.?m\b|:|\b(?:half|quarter)\b", m.group(0), re.I) is not None
+        add(m.start(), m.end(), KIND_TIME if timed else KIND_NUMBER)
+    for m in _EN_PEOPLE_COUNT.finditer(text):
+        g = 1 if m.group(1) else 2
+        add(m.start(g), m.end(g), KIND_QUANTITY, unit="people")
+    for m in _EN_NUMERIC.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_CHOICE.finditer(text):
+        add(m.start(), m.end(), KIND_ITEM)
+    for m in _EN_FRACTION.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
+    for m in _EN_ADDRESS.finditer(text):
+        add(m.start(), m.end(), KIND_PLACE)
+    for m in _EN_LABELLED.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm)\b)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
+        if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)) and m.group(0).split()[0].lower() not in _NOT_THINGS:
+            add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
+    for m in _EN_CODE.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_TIME.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)
+    for m in _EN_SPOKEN_TIME.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)  # "four thirty", "seven fifteen": an hour and its minutes
+    for m in _EN_WORD_NUMERIC.finditer(text):
+        if not re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
+            add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_DATE.finditer(text):
+        word = m.group(0).lower()
+        if word in ("may", "march") and not re.search(r"\d", text[m.end(): m.end() + 4]):
+            continue  # "may" the verb
+        if word == "second" or word == "first" or (re.fullmatch(r"third|quarter|fifth|tenth", word) and re.search(r"\b(?:a|one|by a)\s+$", text[: m.start()], re.I)):
+            continue  # "a second bike", "first thing", "by a third": ordinals alone are not dates
+        add(m.start(), m.end(), KIND_DATE)
+    for m in _EN_BARE_TIME.finditer(text):
+        add(m.start(1), m.end(1), KIND_TIME)
+    for m in _EN_MOVED_TO.finditer(text):
+        add(m.start("t"), m.end("t"), KIND_TIME)
+    for m in _EN_BARE_DELTA.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="", delta=True, delta_sign=-1 if m.group("dir").lower() in ("fewer", "less") else 1)
+    for m in _EN_FREQUENCY.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
+    for m in _EN_QUANTITY.finditer(text):
+        unit = m.group("unit")
+        words = unit.split()
+        # A unit is the counted noun: cut at a function word ("three bikes for the afternoon").
+        kept: list[str] = []
+        first_raw = re.split(r"[\s-]", unit)[0]
+        first = first_raw.lower()
+        if first.endswith(("n't", "n’t")) or first in _NOT_A_UNIT:
+            continue
+        if first_raw[:1].isupper() or len(first.removesuffix("'s").removesuffix("’s")) < 2 or first.endswith("ed"):
+            continue  # "2270 C", "two r's": a code or a letter, not a counted thing
+        if first == "of" and unit.lower() not in ("of us", "of them"):
+            continue  # "one of the guests": a person, not a count
+        if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I):
+            continue  # "the one next door", "the one ending 0938": a pronoun, not a count
+        parts = re.split(r"[\s-]", unit)
+        if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):
+            parts = parts[:1]  # "twelve minutes floods the trays": a plural noun is the whole unit, the word after it a verb
+            unit = parts[0]
+        if len(parts) == 2 and not (parts[0].lower().endswith(("'s", "’s")) or re.search(r"[^s']s$", parts[1].lower())):
+            parts = parts[:1]  # "one cousin dropped": the counted noun is "cousin"
+            unit = parts[0]
+        for w in parts:
+            if w.lower() in _UNIT_STOP or w.lower() in EN_STOPWORDS and w.lower() not in ("us", "them"):
+                if not (kept == [] and w.lower() in ("of",) and unit.lower().startswith("of ")):
+                    break
+            kept.append(w)
+        if unit.lower() in ("of us", "of them"):
+            if m.group(0).lower().startswith("one "):
+                continue  # "one of us is vegetarian": a person, not a count
+            kept = words
+        if not kept or kept[0].lower() in _NOT_UNITS and len(kept) == 1 and False:
+            continue
+        if not kept:
+            continue
+        unit_text = " ".join(kept)
+        end = m.start("unit") + len(unit_text) if m.group("unit").startswith(kept[0]) else m.end()
+        # The whole phrase "two adult bikes": the counted noun is the last word kept; a
+        # word before it is a modifier of the unit ("adult bike" is not "bike").
+        add(m.start(), end, KIND_QUANTITY, unit=unit_text, delta=bool(m.group("delta")))
+    for m in _EN_FOR_COUNT.finditer(text):
+        add(m.start(1), m.end(1), KIND_QUANTITY, unit="people")
+    for m in _EN_ID.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _EN_PROPER.finditer(text):
+        span = m.group(0)
+        start = m.start()
+        # Sentence-initial capitals are names only when known to be names (a title) or
+        # followed by a verb of being/doing: "Priya is driving".
+        tokens = span.split()
+        sentence_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
+        while tokens and (
+            tokens[0].lower().strip("'’") in _EN_NOT_NAMES
+            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]))  # "Booking Biscuit"
+            or (tokens[0].isupper() and len(tokens[0]) > 1 and not re.match(_TITLE, tokens[0]))  # "RSVP"
+        ):
+            start += len(tokens[0]) + 1
+            tokens = tokens[1:]
+        if not tokens or (len(tokens) == 1 and len(tokens[0].strip("'’")) == 1):
+            continue  # "P, R, Y, C, E": letters spelled out, not names
+        if len(tokens) == 1 and re.fullmatch(_TITLE + r"(?:'s|’s)?", tokens[0]):
+            continue  # "Coach reckons ...": a title alone names a role, not a person
+        span = " ".join(tokens)
+        following = text[start + len(span):]
+        if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
+            span = span[:-2]  # "Priya's taking": "Priya is taking"
+            following = "'s" + following
+        at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
+        verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I|[a-z]{2,}s)\b", following) is not None  # "Ana wants" 
+        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not (
+            verb_next and span in _english_words()  # "Tom will come": listed as a name too
+        ):
+            continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts
+        end = start + len(span)
+        # "Rosa's bakery", "Elm Street": a place noun after the proper name belongs to it.
+        tail = re.match(r"\s+(?:[a-z]+\s+)?(?P<noun>[a-z]+)\b", text[end:])
+        if span.endswith(("'s", "’s")) and tail and _PLACE_NOUNS.fullmatch(tail.group("noun")):
+            end += tail.end()
+        else:
+            right = re.match(r"\s+(?P<noun>[a-z]+)\b", text[end:])
+            if right and _PLACE_NOUNS.fullmatch(right.group("noun")):
+                end += right.end()  # "the Riverside clinic", "Northgate lab": a place
+        titled = re.match(_TITLE + r" ", span) is not None
+        kind = KIND_PLACE if not titled and (_PLACE_PREP.search(text[:start]) or _PLACE_NOUNS.search(text[start:end])) else KIND_NAME
+        if kind == KIND_NAME and text[start:end].endswith(("'s", "’s")):
+            end -= 2  # "Amara's swim practice": the name is Amara
+        add(start, end, kind)
+    for m in _EN_KIN.finditer(text):
+        add(m.start(), m.end(), KIND_NAME, weak=True)
+    # "at the airport", "to the hotel": a place noun phrase after a preposition of place.
+    for m in re.finditer(rf"\b(?P<prep>at|to|from|in|near)\s+(?P<np>the\s+(?:[a-z]+\s+){{0,2}}?(?:{_PLACE_NOUN_WORDS}))\b", text, re.I):
+        add(m.start("np"), m.end("np"), KIND_PLACE, prep=m.group("prep").lower())
+    for m in _EN_BARE_NUMBER.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    found.sort(key=lambda v: v.start)
+    for v in found:
+        before = text[: v.start]
+        pm = re.search(r"\b(at|on|in|from|to|by|for|until|till|around|near|with)\s+(?:the\s+)?$", before, re.I)
+        if pm and not v.prep:
+            v.prep = pm.group(1).lower()
+        if _EN_NEGATED_BEFORE.search(before[-30:]) or _EN_NEGATED_AFTER.match(text[v.end:]):
+            v.negated = True
+        elif _EN_FROM_TO.search(before[-12:]) and re.match(r"^\s+(?:to|until|till)\b", text[v.end:], re.I):
+            v.maybe_old = True
+        if v.kind in (KIND_NUMBER, KIND_QUANTITY) and v.text[:1].isdigit() and text[v.start - 1: v.start] in ("£", "€", "¥", "$"):
+            v.start -= 1  # "£14": the currency is part of the amount
+            v.text = text[v.start: v.end]
+        if v.kind == KIND_NUMBER and v.text.lower() in ("one", "a", "an") :
+            v.kind = ""  # "one" alone is a pronoun far more often than a value
+    return [v for v in found if v.kind and not (v.kind == KIND_NUMBER and v.text.lower() in ("one",))]
+
+
+def _en_without(text: str, values: list[Value], *, all_kinds: bool) -> str:
+    """The text with its values (or only its slot values: times, dates, counts, numbers)
+    cut out, each with the preposition that introduced it."""
+    out = text
+    for v in sorted(values, key=lambda v: -v.start):
+        if not all_kinds and v.kind not in _NOTE_CUTS:
+            continue
+        cut_start = v.start
+        pm = re.search(r"\b(?:at|on|in|from|to|by|for|until|till|around|near|with|than|not|of)\s+(?:the\s+)?$", out[:cut_start], re.I)
+        if pm:
+            cut_start = pm.start()
+        out = out[:cut_start] + " " + out[v.end:]
+    out = re.sub(r"\s+", " ", out)
+    out = re.sub(r"\s+([,.;!?])", r"\1", out)
+    out = re.sub(r"(?:,\s*){2,}", ", ", out)
+    return out.strip(" ,;:.!?-")
+
+
+@functools.lru_cache(maxsize=1)
+def _english_words() -> frozenset[str]:
+    """Webster's word list with its capitals: "Chloe" and "Max" listed as names, "return" as a word."""
+    from english_words import get_english_words_set  # type: ignore[import-not-found,import-untyped]
+
+    return frozenset(get_english_words_set(["web2"], lower=False, alpha=True))
+
+
+def _is_name_word(word: str) -> bool:
+    """A capitalised word at a sentence start is a name when the dictionary lists it with its
+    capital, or does not know it as an ordinary word ("Priya", "Maddie")."""
+    w = word.strip("'’").removesuffix("'s").removesuffix("’s")
+    if "'" in w or "’" in w:
+        return False  # "There'll", "We'd": a contraction
+    if "-" in w.strip("-"):
+        return all(_is_name_word(part) for part in w.split("-") if part)  # "Twenty-eight" is no name; "Mary-Jane" is
+    words = _english_words()
+    low = w.lower()
+    if w in words:
+        return low not in words  # "Chloe", "Ella"; but "Go", "Mark" are words first
+    # The list holds base forms: "Checking" is "check" + "ing".
+    forms = {low}
+    for suffix, repl in (("ing", ("", "e")), ("ed", ("", "e")), ("ies", ("y",)), ("es", ("",)), ("s", ("",)), ("er", ("", "e")), ("ly", ("",))):
+        if low.endswith(suffix):  # only a real ending is taken off: "Carla" is not "car" + "la"
+            forms |= {low[: -len(suffix)] + r for r in repl}
+    return low not in words and not any(f in words for f in forms if len(f) >= 3)  # "Go" is a word too
+
+
+def _en_copula_key(text: str, value: Value) -> str:
+    """'the dose is 250 mg' -> 'dose'; 'my member ID is 88421' -> 'member ID'."""
+    before = text[: value.start]
+    m = _COPULA.search(before)
+    if m:
+        head = re.split(r"[,;:]", before[: m.start()])[-1]  # the subject is in the value's own clause
+        words = re.findall(r"[A-Za-z][\w'’-]*", head)[-4:]
+        keep: list[str] = []
+        for w in reversed(words):
+            lw = w.lower()
+            if lw in ("the", "my", "our", "your", "his", "her", "their", "its", "a", "an", "and", "so", "that", "this", "it", "which", "where",
+                      "he", "she", "they", "we", "i", "you", "there", "here") or lw in L.EN_EMPTY_WORDS:
+                break
+            keep.insert(0, w)
+        key = " ".join(keep[-3:])
+        if key:
+            return key
+    return ""

@@ -1,0 +1,288 @@
+"""Chinese sentences read into values (see `values.py` for what a value is).
+
+The patterns for times, dates, ranges, quantities with their measure words, numbers,
+codes, choices (颜色, 大号), addresses, places and names (surnames, titles, kin words and
+jieba's person tags); jieba's words and parts of speech (`zh_words`, loaded once by
+`warm_up`); whether a sentence asks or proposes (`_zh_is_question`); the subject a value
+is said of (`_zh_copula_key`); and the sentence without its values (`_zh_without`).
+`statements.read_sentence` puts them together.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from sotto.memory import language as L
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
+from sotto.memory.text import ZH_FUNCTION_CHARS
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps
+from sotto.text.questions import asks
+
+_ZH_DIGIT = "零〇一二三四五六七八九幺"
+_ZH_CLASSIFIERS_FOR_NUMBERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度月日年届期栋单室寸码棵株盆颗罐桶卷升伏安瓦"
+_ZH_NUMERIC = re.compile(
+    rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
+    rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
+    rf"|(?<![A-Za-z0-9])\d+[A-Za-z]{{1,2}}(?![A-Za-z0-9])"  # 型号后面是13B
+    rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
+    rf"|(?=(?:[{_ZH_DIGIT}][，,\s]*){{7}})[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups (seven digits and more)
+    rf"|(?<![零〇一二两三四五六七八九十百千万点第])[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*[百千万十][零〇一二两三四五六七八九十百千万]*(?:点[零一二三四五六七八九]+)?"
+    rf"(?![零〇一二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}])"  # 一百一十五, 三百五, 七十七点九: a number said alone
+)
+_ZH_CHOICE = re.compile(
+    r"(?<![零〇一二两三四五六七八九十百千\d])(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)"
+    r"|(?<![零〇一二两三四五六七八九十百千\d])[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码|(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:号|码)"
+    r"|[深浅淡亮暗藏天酒玫](?:红|橙|黄|绿|蓝|紫|粉|棕|灰)(?![色的])"
+)
+
+
+_ZH_NUM = "零〇一二两三四五六七八九十百千万\\d"
+_ZH_TIME = re.compile(
+    rf"(?:(?:早上|上午|中午|下午|晚上|傍晚|凌晨|夜里|今晚|明早)?(?:[{_ZH_NUM}]+)(?:点|點|:\d{{2}})(?:半|一刻|三刻|[{_ZH_NUM}]+分?)?(?:钟)?|\d{{1,2}}:\d{{2}}|中午|半夜|午夜)"
+)
+_ZH_DATE = re.compile(
+    rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
+    rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
+)
+_ZH_DECIMAL_MEASURE = re.compile(r"[零〇一二两三四五六七八九十\d]+点[零〇一二三四五六七八九\d]+(?P<unit>伏|安|瓦|千瓦|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸)")
+_ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦"
+_ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
+_ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
+_ZH_ID = re.compile(r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]?(?=[A-Za-z0-9·-]*\d)(?=[A-Za-z0-9·-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9·-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
+_ZH_NAME_AFTER = re.compile(r"(?:叫|是|换成|改成|找|跟|和|请|给|让)(?P<name>[\u4e00-\u9fff]{2,3}?)(?=(?:老师|医生|教练|先生|女士|小姐|师傅|经理|总)?(?:[，。,.！!？?带来去吧了的]|$))")
+_ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|老公|老婆|丈夫|妻子|儿子|女儿|舅舅|姑姑|叔叔|阿姨|婆婆|公公)")
+_ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)")
+_ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
+# Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
+_ZH_UNIT_CODE = re.compile(r"[A-Za-z\d一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
+_ZH_ADDRESS = re.compile(
+    r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
+    r"|(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*"
+)  # "成都高新区天府大道": a district and a road are an address even without a house number
+_ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
+_ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
+_ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
+_ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:我|他|她|我们|他们|她们|孩子)?(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|(?:已经)?(?:约|订|排|报|坐|住|挂)?满了|没货了?|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到)")
+_ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
+_ZH_WH = re.compile(r"什么|(?<!好)几(?!乎)|哪|多少|谁|怎么|来着")  # "好几个人" asks nothing
+_ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
+
+
+@functools.lru_cache(maxsize=8192)
+def _zh_content_words(run: str) -> frozenset[str]:
+    """The words of a Chinese run that can carry a key: 一等奖 and 二等奖 are different words
+    (character pairs would share 等奖)."""
+    out: set[str] = set()
+    for word, flag in zh_words(run):
+        if word in L.ZH_EMPTY_WORDS or all(c in ZH_FUNCTION_CHARS for c in word):
+            continue
+        if len(word) < 2 and flag[:1] != "n":
+            continue  # a single character carries a key only as a noun (弟); 吃, 寄 are said of everything
+        if flag[:1] in ("u", "p", "c", "d", "r", "y", "e", "m", "x", "q"):
+            continue  # particles, prepositions, adverbs, pronouns, numerals: no key
+        out.add(word)
+    return frozenset(out)
+
+
+
+
+def _zh_is_question(sentence: str) -> bool:
+    s = L.strip_zh_discourse(sentence)
+    if _ZH_ASK_TO_TELL.match(s):
+        return True
+    if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
+        return False
+    # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
+    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+        return False
+    if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
+        return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question
+    checks = re.search(r"是[^，,。]{0,8}吧[？?]?$", s) is not None  # "提醒是明天吧": checks a value, asks
+    if re.search(r"(?:(?<![对是])吗|(?<![对是])吧|行不行|好不好)[？?]?$", s) and not checks and not _ZH_WH.search(s) and _carries_value(_zh_values(s)):
+        return False  # "明天下午三点能来吗？": a yes/no question proposing its value ("三点对吧" checks one: a question)
+    return asks(s, "zh")
+
+
+def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
+    found: list[Value] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, kind: str, **kw: object) -> None:
+        if end <= start or _overlaps(taken, start, end):
+            return
+        taken.append((start, end))
+        found.append(Value(text[start:end], kind, start, end, **kw))  # type: ignore[arg-type]
+
+    for m in _QUOTED.finditer(text):
+        add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
+    for m in _ZH_NUMERIC.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _ZH_CHOICE.finditer(text):
+        end = m.end() - (1 if m.group(0).endswith("的") else 0)
+        add(m.start(), end, KIND_ITEM)  # "白的" is the colour 白
+    for m in _ZH_ADDRESS.finditer(text):
+        start = m.start()
+        while start < m.end() and text[start] in "在到去从于住是寄送":
+            start += 1
+        add(start, m.end(), KIND_PLACE)
+    for m in _ZH_UNIT_CODE.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in _ZH_FREQUENCY.finditer(text):
+        period = re.match(r"一天|每天|一周|每周|一晚|每晚|一个月|每个月|一日|每日", m.group(0))
+        add(m.start(), m.end(), KIND_QUANTITY, unit="次/" + (period.group(0)[-1] if period else "天"))
+    for m in _ZH_DECIMAL_MEASURE.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))  # "三点三伏": 3.3 volts, not a clock time
+    for m in _ZH_RANGE.finditer(text):
+        add(m.start(), m.end(), KIND_TIME)  # "下午四点到六点": one time, a range
+    for m in _ZH_DATE.finditer(text):
+        part = re.match(r"(?:上午|下午|晚上|早上|中午|傍晚|凌晨|白天)(?![零〇一二两三四五六七八九十\d点半])", text[m.end():])
+        if part:
+            add(m.start(), m.end() + part.end(), KIND_DATE)  # "明天下午" with no clock time: one value, replaced as one
+    for m in _ZH_TIME.finditer(text):
+        if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重短长]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0).endswith("点"):
+            continue  # "近一点": a little closer, not one o'clock
+        add(m.start(), m.end(), KIND_TIME)
+    for m in _ZH_DATE.finditer(text):
+        add(m.start(), m.end(), KIND_DATE)
+    for m in _ZH_ID.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    starts = _zh_word_starts(text)
+    for m in _ZH_QUANTITY.finditer(text):
+        unit = m.group("unit")
+        end = m.end()
+        if text[m.start() - 1: m.start()] == "第" or (m.group("unit").startswith("位") and re.search(r"(?:后|最后|前|末|尾)$", text[: m.start()])):
+            continue  # "第二本": an ordinal; "后四位": how many digits, not people
+        if m.group("num") == "一" and text[end:end + 1] in ("是", "要", "给"):
+            continue  # "一本是《活着》": one of them, not a count
+        for i in range(m.start("unit") + 1, m.end()):
+            if starts.get(i, "n")[:1] in "dcpryexuv":  # "八寸肯定不够": the unit is 寸, "肯定" is not counted
+                unit, end = text[m.start("unit"): i], i
+                break
+        before = text[max(0, m.start() - 3): m.start()]
+        less = re.search(r"(?:少|减|减少|去掉)了?$", before) is not None
+        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加|多买|多要|多订|再来|再要|再买)了?$", before) is not None
+        add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
+    for m in _ZH_PLACE.finditer(text):
+        add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
+    for m in _ZH_TITLED.finditer(text):
+        add(m.start(), m.end(), KIND_NAME)
+    for m in _ZH_KIN.finditer(text):
+        add(m.start(), m.end(), KIND_NAME, weak=True)
+    for m in _ZH_NAME_AFTER.finditer(text):
+        name = m.group("name")
+        if any(c in ZH_FUNCTION_CHARS for c in name[:1]) or _ZH_DATE.fullmatch(name) or _ZH_TIME.fullmatch(name):
+            continue
+        if not _zh_looks_like_name(name):
+            continue
+        add(m.start("name"), m.end("name"), KIND_NAME)
+    for start, end in _zh_segmented_names(text):
+        add(start, end, KIND_NAME)
+    for m in re.finditer(rf"\d+|[{_ZH_NUM}]{{2,}}", text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    found.sort(key=lambda v: v.start)
+    for v in found:
+        if v.kind == KIND_NUMBER and re.fullmatch(r"[A-Za-z]\s+[零〇一二三四五六七八九幺\d]+", v.text):
+            v.text = re.sub(r"\s+", "", v.text)  # "E 八八三四五六七二": the letter and its digits are one code
+        if v.kind == KIND_NUMBER and re.fullmatch(rf"[{_ZH_DIGIT}]+(?:[，,\s]+[{_ZH_DIGIT}]+)+", v.text):
+            v.text = re.sub(r"[，,\s]+", "", v.text)  # the pauses of reading a number in groups are not part of it
+        if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or _ZH_NEGATED_AFTER.match(text[v.end:]):
+            v.negated = True
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba_tokenizer() -> Any:
+    import logging
+
+    import jieba  # type: ignore[import-not-found,import-untyped]
+    import jieba.posseg  # type: ignore[import-not-found,import-untyped]
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba.posseg.POSTokenizer(jieba.Tokenizer())
+
+
+def warm_up() -> None:
+    """Load the Chinese segmenter's dictionary now (about a second), so no turn waits for it."""
+    list(_jieba_tokenizer().cut("你好"))  # the dictionary loads on the first cut
+
+
+def zh_words(text: str) -> list[tuple[str, str]]:
+    """Chinese words with their part of speech (jieba's tags: n noun, ns place, m numeral ...)."""
+    return [(w, f) for w, f in _jieba_tokenizer().cut(text)]
+
+
+def _zh_word_starts(text: str) -> dict[int, str]:
+    """Where each jieba word starts in `text`, with its part of speech."""
+    out: dict[int, str] = {}
+    pos = 0
+    for word, flag in zh_words(text):
+        out[pos] = flag
+        pos += len(word)
+    return out
+
+
+def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
+    """Person names jieba's tagger finds (刘建, 陈浩, 阿凯, and Latin names such as Tony),
+    kept only when they look like names: a surname or 阿/小/老 first, two or three characters."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for word, flag in _jieba_tokenizer().cut(text):
+        start = text.find(word, pos)
+        if start < 0:
+            continue
+        pos = start + len(word)
+        if flag in ("nr", "nrfg") and 2 <= len(word) <= 3 and (word[0] in _ZH_SURNAMES or word[0] in "阿小老") and not any(c in ZH_FUNCTION_CHARS for c in word[1:]):
+            out.append((start, pos))
+        elif flag == "eng" and re.fullmatch(r"[A-Z][a-z]{1,15}", word):
+            out.append((start, pos))
+        elif len(word) == 2 and word[0] in "大二三小" and word[1] in "宝毛妞娃":
+            out.append((start, pos))  # 大宝, 二宝: how families name their children
+    for m in re.finditer(r"[小老](?P<s>[\u4e00-\u9fff])", text):
+        if m.group("s") in _ZH_SURNAMES and not any(a <= m.start() < b for a, b in out):
+            out.append((m.start(), m.end()))  # 小何, 老赵: a surname with 小/老 is how colleagues are named
+    return out
+
+
+_ZH_SURNAMES = set(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+
+
+def _zh_looks_like_name(text: str) -> bool:
+    """A Chinese personal name: a common surname and one or two more characters."""
+    return 2 <= len(text) <= 3 and text[0] in _ZH_SURNAMES
+
+
+_ZH_TITLES = re.compile(r"(?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)$")
+
+
+def _zh_copula_key(text: str, value: Value) -> str:
+    key = _zh_copula_key_said(text, value)
+    if not key and value.kind == KIND_NAME:
+        title = _ZH_TITLES.search(value.text)
+        if title:
+            return title.group(0)  # 刘医生 and 陈医生 are both "the doctor"
+    return key
+
+
+def _zh_copula_key_said(text: str, value: Value) -> str:
+    before = text[: value.start]
+    clause = re.split(r"[，。,；;！!？?]", before)[-1]
+    m = _ZH_COPULA.search(clause)
+    if m:
+        key = re.sub(r"^(?:我的|我们的|你的|他的|她的|现在|那|这|的)+", "", m.group("key"))
+        key = key.removesuffix("的")
+        if key and key not in L.ZH_EMPTY_WORDS:
+            return key
+    return ""
+
+
+def _zh_without(text: str, values: list[Value], *, all_kinds: bool) -> str:
+    out = text
+    for v in sorted(values, key=lambda v: -v.start):
+        if all_kinds or v.kind in _NOTE_CUTS:
+            out = out[: v.start] + out[v.end :]
+    return re.sub(r"[，,]{2,}", "，", out).strip(" ，,。.！!？?")

@@ -1,0 +1,189 @@
+"""What a sentence is read into, and the reading steps both languages share.
+
+- `Value` (a verbatim span with its kind, key, qualifiers and signals) and `Statement`
+  (the sentence's values, frame, note and signals), built by `statements.read_sentence`
+  from the English (`read_en.py`) or Chinese (`read_zh.py`) patterns;
+- the steps after the patterns, the same for both languages: each value's clause and the
+  days said with a time (`_set_contexts`), a change said only by pointing back
+  (`_anaphoric_cue`), a key without values in it (`_without_values`), whether a yes/no
+  question proposes a value (`_carries_value`);
+- what a question asks for (`asked_kinds`), which closed set a choice is from
+  (`choice_class`), and the counted thing as a key (`unit_key`), used by the update step.
+
+The language modules import this one; it imports neither of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sotto.memory import language as L
+from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
+from sotto.memory.text import stem
+
+_EN_FREQUENCY_CHOICE = r"daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly"
+_QUOTED = re.compile(r"“(?P<q>[^”]{1,40})”|\"(?P<q2>[^\"]{1,40})\"|《[^》]{1,30}》|「[^」]{1,30}」")
+
+
+@dataclass
+class Value:
+    text: str
+    kind: str
+    start: int
+    end: int
+    unit: str = ""  # for a quantity: the thing counted, as a key ("people", "bike", "milligram")
+    prep: str = ""  # the preposition said before it ("at", "on", "from")
+    delta: bool = False  # "two more": a change relative to a stored quantity
+    delta_sign: int = 1  # -1 for "two fewer", 少一个人
+    negated: bool = False  # said as the value that no longer holds ("not 6", "than Thursday")
+    maybe_old: bool = False  # "from 6 to 7": the old value when it is stored, else a value
+    weak: bool = False  # a role word standing for a person ("my sister"): never replaces a name by a cue alone
+    key: str = ""  # what the value is about (a copula subject: "the dose is ...")
+    qualifiers: list[str] = field(default_factory=list)  # days said with a time ("1:30 on Wednesdays")
+    context: str = ""  # the words of its own clause, without values: what else it may be about
+    cue: bool = False  # its own clause carries a cue of change ("make it 7", "推到九点")
+
+
+@dataclass
+class Statement:
+    text: str  # the sentence without discourse words
+    lang: str
+    raw: str = ""  # the sentence as said
+    values: list[Value] = field(default_factory=list)
+    frame: str = ""  # the words that are not values ("book a table")
+    note: str = ""  # the sentence without discourse, times, dates and counts: what a note keeps
+    frame_keys: set[str] = field(default_factory=set)  # content stems of the frame
+    question: bool = False
+    change_cue: bool = False
+    admission: bool = False
+    additive: bool = False
+    anaphoric_cue: bool = False  # a clause with a cue and a pronoun only: "let's go with her", "就这个吧"
+    proposal: bool = False  # a yes/no question carrying a value: "could he go last, say 4:40?"
+    strong_cue: bool = False  # a preference said anywhere in the sentence ("the later slot works better")
+
+
+
+_EN_ASKS = [
+    (re.compile(r"\b(?:what|which) (?:colou?r|shade|size)\b", re.I), (KIND_ITEM, KIND_NUMBER, KIND_QUANTITY)),
+    (re.compile(r"\bhow (?:wide|long|tall|high|heavy|hot|warm|cold|deep|far|fast)\b|\bwhat (?:width|length|height|weight|pace|speed|temperature|depth|dose|gauge|setting)\b", re.I), (KIND_QUANTITY, KIND_NUMBER, KIND_TIME)),
+    (re.compile(r"\b(?:what time|when|how late|how early|what hour)\b", re.I), (KIND_TIME, KIND_DATE)),
+    (re.compile(r"\b(?:what day|which day|what date|which date|what night)\b", re.I), (KIND_DATE, KIND_TIME)),
+    (re.compile(r"\bhow (?:many|much)\b|\bhow big\b|\bwhat size\b|\bwhat(?:'s| is) the (?:count|number of|total|dose|amount)\b", re.I), (KIND_QUANTITY, KIND_NUMBER)),
+    (re.compile(r"\b(?:who|whom|whose|which (?:person|teacher|doctor|driver|coach|guide))\b", re.I), (KIND_NAME,)),
+    (re.compile(r"\b(?:where|which (?:street|road|address|place|hotel|station|gate|room|floor|city|town)|what address)\b", re.I), (KIND_PLACE,)),
+    (re.compile(r"\b(?:what(?:'s| is| was)? (?:the |my |our |his |her |their )?(?:[\w'’]+ )?(?:number|id|code|phone|reference|model|plate|pin)|which (?:number|model|code))\b", re.I), (KIND_NUMBER, KIND_QUANTITY)),
+]
+_ZH_ASKS = [
+    (re.compile(r"什么颜色|啥颜色|什么色|哪个颜色|多大号|什么码|几码"), (KIND_ITEM, KIND_NUMBER, KIND_QUANTITY)),
+    (re.compile(r"几点|什么时候|什么时间|几时"), (KIND_TIME, KIND_DATE)),
+    (re.compile(r"哪天|几号|星期几|周几|礼拜几|哪一天|什么日子"), (KIND_DATE, KIND_TIME)),
+    (re.compile(r"多少|几[个位张只件台辆瓶杯份次天晚间本盒包袋箱斤克米块片粒支条把双套碗盘桌束朵人]|几公斤"), (KIND_QUANTITY, KIND_NUMBER)),
+    (re.compile(r"谁|哪位"), (KIND_NAME,)),
+    (re.compile(r"哪里|哪儿|在哪|什么地方|去哪|地址"), (KIND_PLACE,)),
+    (re.compile(r"号码|电话|编号|多少号"), (KIND_NUMBER, KIND_QUANTITY)),
+]
+
+def asked_kinds(question: str) -> tuple[str, ...]:
+    for pattern, kinds in (*_EN_ASKS, *_ZH_ASKS):
+        if pattern.search(question):
+            return kinds
+    return ()
+
+
+def unit_key(unit: str, lang: str) -> str:
+    """The counted thing as a key: people-words share one key, plurals fold."""
+    u = unit.lower().strip()
+    if lang == "zh":
+        if u in L.ZH_PEOPLE_UNITS or u.endswith("人"):
+            return "people"
+        if u == "个":
+            return ""  # the general measure word says nothing of what is counted
+        u = u.replace("钟头", "小时")  # 四个钟头 counts what 四个小时 counts
+        return u[1:] if u.startswith("个") and len(u) > 1 else u
+    if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS:
+        return "people"
+    return " ".join(stem(w.replace("’", "'").removesuffix("'s")) for w in u.split())
+
+
+def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(start < e and s < end for s, e in spans)
+
+
+# The kinds a proposal carries: "Could the driver come at quarter to six?" offers a value; a
+# yes/no question with none of them ("Is Dale coming?") asks.
+_PROPOSED_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_ITEM)
+
+
+_VAGUE_PERIOD = re.compile(r"today|now|(?:(?:this|next|last|the) )?(?:weekend|week|month|year|summer|winter|spring|autumn)|今天|现在|(?:这|下|上)(?:个)?(?:周末|周|星期|月)|今年|明年|去年", re.I)
+
+
+def _carries_value(values: list["Value"]) -> bool:
+    # "Is it going to rain this weekend?", "Any news today?" ask: a period or today is not a proposed day.
+    return any(v.kind in _PROPOSED_KINDS and not v.negated and not (v.kind == KIND_DATE and _VAGUE_PERIOD.fullmatch(v.text)) for v in values)
+
+
+_SLOT_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER)
+# What a note leaves out: the values most often corrected on their own. Counts stay in
+# the note ("a dozen eggs", "一束花" are what the note is about).
+_NOTE_CUTS = (KIND_TIME, KIND_DATE, KIND_NUMBER)
+
+
+def choice_class(text: str) -> str:
+    """Which closed set a choice belongs to: "colour", "size" or "frequency"."""
+    if re.fullmatch(_EN_FREQUENCY_CHOICE, text.strip(), re.I):
+        return "frequency"
+    if re.search(r"\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b|[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码", text, re.I):
+        return "size"
+    return "colour"
+
+
+_EN_CLAUSE_BREAK = re.compile(r"[,;]|:(?=\s)|\s(?:and|but|so|except|while|whereas|when)\s", re.I)  # not the colon of "6:40"
+_ZH_CLAUSE_BREAK = re.compile(r"[，,；;：。]|:(?!\d)|但是|不过|而且")
+
+
+_EN_ANAPHOR = re.compile(r"\b(?:her|him|them|it|that|that one|this one|those|these)\b", re.I)
+_ZH_ANAPHOR = re.compile(r"她|他|它|这个|那个|这位|那位|这家|那家")
+
+
+def _anaphoric_cue(text: str, values: list[Value], lang: str) -> bool:
+    """A clause that changes something only by pointing back at a value of the sentence."""
+    pattern = _ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK
+    starts = [0] + [m.end() for m in pattern.finditer(text)] + [len(text) + 1]
+    for lo, hi in zip(starts, starts[1:]):
+        if any(lo <= v.start < hi for v in values):
+            continue
+        clause = text[lo:hi]
+        if L.has_change_cue(clause, lang) and (_ZH_ANAPHOR if lang == "zh" else _EN_ANAPHOR).search(clause):
+            return True
+    return False
+
+
+def _set_contexts(text: str, values: list[Value], lang: str) -> None:
+    """Each value's clause (its words without the values), and the days said with a time."""
+    breaks = [0] + [m.end() for m in (_ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK).finditer(text)] + [len(text) + 1]
+    for v in values:
+        lo = max(b for b in breaks if b <= v.start)
+        hi = min(b for b in breaks if b > v.start)
+        clause = text[lo:hi]
+        for o in sorted(values, key=lambda o: -o.start):
+            # Names and places stay in the others' context ("the office at 9 Bell Yard").
+            if lo <= o.start and o.end <= hi and (o is v or o.kind in _SLOT_KINDS):
+                clause = clause[: o.start - lo] + " " + clause[o.end - lo :]
+        v.context = " ".join(clause.split())
+        v.cue = L.has_change_cue(text[lo:hi], lang) or (lang != "zh" and re.search(r"\b(?:so|that makes|making it)\s+$", text[: v.start], re.I) is not None)  # "..., so three"
+        if v.kind == KIND_TIME:
+            own = [o.text for o in values if o.kind == KIND_DATE and lo <= o.start < hi]
+            # Else the day said last before it in the sentence ("on Tuesday, so 6:30").
+            before = [o for o in values if o.kind == KIND_DATE and o.start < lo]
+            v.qualifiers = own or ([before[-1].text] if before else [])
+        else:
+            v.qualifiers = []
+
+
+def _without_values(key: str, values: list[Value]) -> str:
+    """A key never carries a value: "把七点" is about the time, not "七点"."""
+    for v in values:
+        if v.text and v.text in key:
+            key = key.replace(v.text, " ")
+    return " ".join(key.split())
