@@ -286,6 +286,12 @@ THIRD_ROUND = [
     ("en", "sold out, so a proper name", ["The hinges are Blum Clip Top."], "Blum Clip Tops are sold out everywhere, so Hettich Sensys.", "Blum", "Hettich Sensys"),
     ("en", "a pronoun ruled out, then a new person", ["Tomasz Zielinski will collect the parts."], "No wait, he's away that week. Send them to me, Ewa Nowak.", "Tomasz", "Ewa Nowak"),
     ("en", "on second thoughts", ["Fit the 40 amp fuse."], "On second thoughts the 40 amp fuse is overkill, a 30 amp one will do.", "40 amp", "30 amp"),
+    ("en", "a new contact brings a new number", ["Emergency contact is my aunt, Joan Pryor, on 07700 900 218."], "Joan's in hospital that week. Our neighbour Dev Shah will be the contact, his number is 07700 900 655.", "07700 900 218", "07700 900 655"),
+    ("zh", "a numbered row said again", ["电影票买第八排的。"], "其实第十二排看得更舒服。", "第八排", "第十二排"),
+    ("zh", "one fewer, with a verb between", ["团购鸡蛋三盒。"], "家里还有鸡蛋，少拿一盒。", "三盒", "2盒"),
+    ("zh", "a retraction beside a new order", ["点外卖：小龙虾三斤。", "再加四瓶啤酒。"], "下午要开会，啤酒不要了，换六罐可乐。", "啤酒", "六罐可乐"),
+    ("en", "a colour that begins a name is a name", ["Pick us up from the Red Lion at six."], "Pick-up's the Crown now, the Red Lion car park's being resurfaced.", "Red Lion", "Crown"),
+    ("en", "a range from ... till ... replaced", ["The photo booth runs from 7 pm till 10 pm."], "We've got the later slot, so it'll be nine till midnight.", "7 pm till 10 pm", "nine till midnight"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 

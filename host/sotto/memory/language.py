@@ -52,10 +52,10 @@ EN_CHANGE_CUES = re.compile(
     r"\b(?:not|n't|instead|rather|than|better|prefer|preferably|change|changed|changing|switch|switched|move|moved|"
     r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|(?:make|call) (?:it|that|this|them|those|the \w+)|"
     r"turn (?:it|that) into|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
-    r"go with|goes? better|raise|raised|lower|lowered|increase|increased|reduce|reduced|put (?:me|him|her|us|them) (?:in|on|down) for|put (?:me|him|her|us|them) (?:in|on)|i meant|meant to say|works? better|suits? (?:\w+ )?better|(?:up|down) to|so (?=(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen)\b)|earlier|later|earliest|latest|soonest|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
+    r"go with|goes? better|raise|raised|lower|lowered|drop (?:it|that|them|this) to|increase|increased|reduce|reduced|put (?:me|him|her|us|them) (?:in|on|down) for|put (?:me|him|her|us|them) (?:in|on)|i meant|meant to say|works? better|suits? (?:\w+ )?better|(?:up|down) to|so (?=(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen)\b)|earlier|later|earliest|latest|soonest|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
     re.I,
 )
-ZH_CHANGE_CUES = re.compile(r"一共|总共|加起来|就行|就好|就可以|(?<![是对])吧[。！!]?$|(?<![是对])吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
+ZH_CHANGE_CUES = re.compile(r"一共|总共|加起来|(?:这样|那)就是|就行|就好|就可以|(?<![是对])吧[。！!]?$|(?<![是对])吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
 # A value said with one of these adds to what is stored ("another", "also a 3 pm call").
 EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too|as well|plus|second(?! thoughts?)|extra|additional|besides|each)\b", re.I)  # "no second e" adds nothing
 ZH_ADDITIVE = re.compile(r"也|还要|还有|另外|再加|再来|多加|又|第二|另一")

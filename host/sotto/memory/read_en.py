@@ -259,7 +259,10 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         sep = (m.group("sep") or "and").lower()
         if sep == "to" and re.fullmatch(r"(?:five|ten|twenty|twenty-five|twenty five)", a, re.I):
             continue  # "ten to twelve": ten minutes to twelve, a time
-        if re.search(r"\d", text[m.end(): m.end() + 2].strip()[:1]) or _EN_CHANGE_BEFORE_RANGE.search(text[: m.start()]):
+        change_before = _EN_CHANGE_BEFORE_RANGE.search(text[: m.start()])
+        if change_before and sep in ("till", "til", "until") and change_before.group(0).lower().startswith("from"):
+            change_before = None  # "from 8 pm till 11 pm": a range; "from 6 to 7" may be a change
+        if re.search(r"\d", text[m.end(): m.end() + 2].strip()[:1]) or change_before:
             continue  # "from 6 to 7", "make it two to four": a change, read by the update step
         if re.match(r"\s+(?!(?:am|pm|o'clock|hours?|mins?|minutes?)\b)[a-z]+s\b", text[m.end():], re.I):
             continue  # "two to four people": a count, read below
@@ -271,6 +274,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_CHOICE.finditer(text):
+        if m.group(0)[:1].isupper() and re.match(r" [A-Z][a-z]", text[m.end():]):
+            continue  # "the Red Lion", "Green Park": a colour that begins a proper name
         add(m.start(), m.end(), KIND_ITEM)
     for m in _EN_FRACTION.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))

@@ -57,6 +57,7 @@ _ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外
 _ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)")
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
+_ZH_ORDINAL_LABEL = re.compile(r"第[一二两三四五六七八九十百\d]+(?:排|层|楼|号|节|站|座|桌|车厢|车|道|组|列|行|间)")
 _ZH_UNIT_CODE = re.compile(r"[A-Za-z\d一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
 _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
@@ -128,6 +129,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         while start < m.end() and text[start] in "在到去从于住是寄送":
             start += 1
         add(start, m.end(), KIND_PLACE)
+    for m in _ZH_ORDINAL_LABEL.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)  # "第十排", "第3车厢": a numbered place, labelled by its measure word
     for m in _ZH_UNIT_CODE.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_FREQUENCY.finditer(text):
@@ -162,8 +165,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
                 unit, end = text[m.start("unit"): i], i
                 break
         before = text[max(0, m.start() - 3): m.start()]
-        less = re.search(r"(?:少|减|减少|去掉)了?$", before) is not None
-        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加|多买|多要|多订|再来|再要|再买)了?$", before) is not None
+        before = text[max(0, m.start() - 4): m.start()]
+        less = re.search(r"(?:少|减|减少|去掉)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None  # 少拿一盒
+        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None
         add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])

@@ -527,6 +527,37 @@ def _person_ruled_out(text: str, stored: list[Item], lang: str) -> list[Value]:
     return [Value(last.value, "name", 0, 0, negated=True)]
 
 
+def _belongings_follow(w: _Working, added: list[Item], turn: int) -> None:
+    """"Carla's abroad. My neighbour Rosa Patel will be the contact, her number is 07700 900 736.":
+    when a person is replaced, a value this turn gives of a kind the old person's key held (their
+    number) replaces that value."""
+    stored = w.stored()
+    for d in list(w.result.decisions):
+        if d.op != UPDATE or d.target is None or d.target.kind != "name" or not content_stems(d.target.key):
+            continue
+        for new in added:
+            if new.kind not in ("number", "time", "place") or not any(i is new for i in stored):
+                continue
+            olds = [
+                i for i in stored
+                if i is not new and i.kind == new.kind and i.turn != turn and content_stems(i.key) & content_stems(d.target.key)
+                and (new.kind != "number" or len(re.sub(r"\D", "", i.value)) == len(re.sub(r"\D", "", new.value)))
+            ]
+            if len(olds) == 1:
+                w.remove(olds)
+                w.replace_words(olds[0].value, new.value, new)
+                w.result.decisions.append(Decision(UPDATE, new, olds[0], "the replaced person's value, given for the new one"))
+
+
+def _same_clause(text: str, at: int, value: str, lang: str) -> bool:
+    """Whether `value` is said in the clause of `text` that holds position `at` ("那住一间就够了，标间不用了":
+    一间 is not in the clause that retracts 标间)."""
+    breaks = [0] + [m.end() for m in re.finditer(r"[，,；;。.!！?？]" if lang == "zh" else r"[,;.!?]", text)] + [len(text) + 1]
+    lo = max(b for b in breaks if b <= at)
+    hi = min(b for b in breaks if b > at)
+    return value in text[lo:hi]
+
+
 def _literal_mentions(text: str, stored: list[Item], lang: str) -> list[tuple[str, Item]]:
     """Stored names, places and things the sentence names word for word, though it reads no value
     there ("东门那个点撤了" names the stored 小区东门 by its last word)."""
@@ -635,8 +666,12 @@ def _anchored_swap(text: str, state: SessionState, lang: str) -> tuple[str, str]
 
 def _words_replaced(st: Statement, sentence: str, before: str, state: SessionState, lang: str, *, plain: bool) -> tuple[str, str] | None:
     """(old, new) words of a note this sentence changes, by the first mechanism that finds one:
-    the same noun with another modifier, a word said again with another thing beside it, a
-    Chinese topic with a new choice, a person's thing, then the explicit forms."""
+    the explicit forms, the same noun with another modifier, a word said again with another
+    thing beside it, a Chinese topic with a new choice, a person's thing, a thing moved to."""
+    # The explicit forms first: "swap the quiche for a veg tart" says both sides.
+    for old, new, found in _find_corrections(sentence, state, lang):
+        if found and norm_key(old) != norm_key(new):
+            return old, new
     cued = st.change_cue or st.admission or st.strong_cue
     graded = lang == "zh" and _ZH_GRADED.search(st.text) is not None  # 城西分馆离我近一点
     if cued or graded or plain:
@@ -657,9 +692,6 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
         swap = _object_swap(st.text, anchors, state) if anchors else None
         if swap is not None:
             return swap
-    for old, new, found in _find_corrections(sentence, state, lang):
-        if found and norm_key(old) != norm_key(new):
-            return old, new
     if lang == "zh":
         return _zh_moved_to(st.text, state)
     return None
@@ -803,7 +835,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 continue
         retract = (_ZH_RETRACT if lang == "zh" else _EN_RETRACT).search(body)
         retracted_part = False
-        if retract and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
+        if retract and not any(
+            v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number") and _same_clause(body, retract.start(), v.text, lang)
+        ):
             what = next((g for g in retract.groups() if g), "")
             doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
@@ -820,17 +854,22 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 retracted_part = True
             if retracted_part or doomed:
                 # What was retracted no longer describes the other items either.
+                gone = {id(d) for d in doomed}
                 for item in w.stored():
-                    if content_stems(what) & content_stems(item.key):
+                    if id(item) not in gone and content_stems(what) & content_stems(item.key):
                         w.replace_item(item, Item(key=_without(item.key, what, lang), value=item.value, kind=item.kind, turn=item.turn))
             if doomed:
                 w.remove(doomed)
                 result.removed += doomed
                 result.decisions += [Decision(DELETE, None, d, "retracted") for d in doomed]
                 patch.drop_items.append(_core(what))
-                continue
-            if retracted_part:
-                continue
+            if doomed or retracted_part:
+                # "啤酒不要了，换六罐可乐": the other clauses still say what they say.
+                others = _without_clause(body, what, lang)
+                if others is None or not any(v.text in others for v in st.values if not v.negated):
+                    continue
+                body = others
+                st = read_sentence(others, lang, known)
         name = _self_name(body, lang)
         if name:
             if name not in w.state.user_profile.names:
@@ -910,10 +949,13 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             w.add_note(item, "facts")
     if not additive_turn:
         _one_sentence_names_the_old(w, added_at, repeated_at)
+        _belongings_follow(w, [item for _, item in added_at], turn)
     # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
     # gives the reason for a change keeps the old value alive; it goes.
     retired = [norm_key(old) for old in result.retired if norm_key(old)]
-    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r in norm_key(i.value) for r in retired)]
+    # A person's first name alone names them too ("Carla's abroad that week" for Carla Mendes).
+    retired += [norm_key(part) for old in result.retired if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", old) for part in old.split()]
+    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and re.search(rf"(?<!\w){re.escape(r)}s?(?!\w)", norm_key(i.value)) for r in retired)]
     if reasons:
         w.remove(reasons)
     result.state = bounded(w.state)[0]
