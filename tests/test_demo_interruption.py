@@ -92,6 +92,25 @@ def test_a_reply_that_never_plays_times_out() -> None:
     asyncio.run(main())
 
 
+def test_a_reply_that_starts_but_never_ends_times_out() -> None:
+    # "One moment." played, then the board detached: no end report ever comes. Seen hanging a
+    # demo run for 9 minutes on a starved machine before the deadline covered this case.
+    async def main() -> None:
+        clock = SimulatedClock()
+        timer = InterruptionTimer(clock, 200.0)
+        waiting = asyncio.create_task(timer.wait(5.0))
+        await clock.advance(1.0)
+        timer.audio_sent(300.0)  # too short to talk over (300 - 600 < 0): wait for more audio or the end
+        timer.playback_started(clock.now())
+        await clock.advance(4.9)
+        assert not waiting.done()  # the deadline counts from the playback start
+        await clock.advance(0.2)
+        with pytest.raises(asyncio.TimeoutError):
+            await waiting
+
+    asyncio.run(main())
+
+
 def test_the_board_reports_and_the_trace_feed_the_timer() -> None:
     async def main() -> tuple[InterruptAt | ReplyTooShort, float]:
         clock = SimulatedClock()

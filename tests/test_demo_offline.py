@@ -42,6 +42,7 @@ with open(sys.argv[2], "w") as fh: json.dump({"code": code, "attempts": attempts
 
 
 @pytest.mark.slow
+@pytest.mark.realtime
 def test_a_whole_demo_run_stays_offline_and_completes(tmp_path: Path) -> None:
     script = tmp_path / "two_turns.json"
     script.write_text(json.dumps({"name": "smoke", "lang": "en", "turns": [

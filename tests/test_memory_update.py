@@ -292,6 +292,7 @@ THIRD_ROUND = [
     ("zh", "a retraction beside a new order", ["点外卖：小龙虾三斤。", "再加四瓶啤酒。"], "下午要开会，啤酒不要了，换六罐可乐。", "啤酒", "六罐可乐"),
     ("en", "a colour that begins a name is a name", ["Pick us up from the Red Lion at six."], "Pick-up's the Crown now, the Red Lion car park's being resurfaced.", "Red Lion", "Crown"),
     ("en", "a range from ... till ... replaced", ["The photo booth runs from 7 pm till 10 pm."], "We've got the later slot, so it'll be nine till midnight.", "7 pm till 10 pm", "nine till midnight"),
+    ("zh", "再多来两斤", ["五花肉要五斤。"], "五花肉再多来两斤，儿子一家也回来。", "五斤", "7斤"),
     ("en", "label with a cue", ["It's a Pixel, gen six."], "Sorry, the box says gen seven.", "gen six", "gen seven"),
 ]
 

@@ -12,6 +12,7 @@ import pytest
 
 from fakes_pipeline import fake_engines
 from sotto.engines.config import EngineConfig
+from sotto.ids import SessionId
 from sotto.link import messages as m
 from sotto.link.board_link import BoardLink, LinkOptions
 from sotto.memory.store import Store
@@ -22,31 +23,22 @@ from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
 from sotto.voice.harness import VoiceSession
 from sotto_fw import wire
-
-pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
+from sim_support import patient_link, until
 
 BAUD = 921600
 
 
-async def wait_for(condition: Callable[[], Any], what: str, timeout_s: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not condition():
-        assert loop.time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
-
-
-Scenario = Callable[[SimulatedBoard, BoardLink, VoiceSession, TypedTurnsRecognizer, list[tuple[str, Any]], Any],
+Scenario = Callable[[SimulatedBoard, BoardLink, VoiceSession, TypedTurnsRecognizer, list[tuple[str, Any]]],
                     Awaitable[None]]
 
 
-def run_with_board(tmp_path: Path, scenario: Scenario) -> None:
+def run_with_board(tmp_path: Path, scenario: Scenario, **link_options: Any) -> None:
     async def go() -> None:
         store = Store(tmp_path / "pipeline.db")
         runtime = Runtime(fake_engines(replies=("Noted.",)), store)
         recognizer = TypedTurnsRecognizer(None)
         with SimulatedBoard(baud=BAUD) as board:
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            link = BoardLink(board.port_path, patient_link(BAUD, **link_options))
             await link.open()
             # One timeline: the session's trace events and the board's COMMAND_DONE events, in arrival order.
             timeline: list[tuple[str, Any]] = []
@@ -61,7 +53,7 @@ def run_with_board(tmp_path: Path, scenario: Scenario) -> None:
                     timeline.append(("volume_at_speech", board.speaker.volume))
 
             link.add_listener(on_message)
-            session = runtime.voice_session(link, recognizer, session_id="pipeline-test", sinks=(sink,),
+            session = runtime.voice_session(link, recognizer, session_id=SessionId("pipeline-test"), sinks=(sink,),
                                        trace_folder=tmp_path)
             task = asyncio.create_task(session.run())
             try:
@@ -80,12 +72,13 @@ def turns_completed(timeline: list[tuple[str, Any]]) -> list[dict[str, Any]]:
     return [dict(e.data) for kind, e in timeline if kind == ev.TURN_COMPLETED]
 
 
+@pytest.mark.realtime
 def test_a_spoken_volume_request_sets_the_board_volume_before_the_reply_audio(tmp_path: Path) -> None:
     async def scenario(board: SimulatedBoard, link: BoardLink, session: VoiceSession,
                        recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]]) -> None:
         assert board.speaker.volume == 100
         recognizer.type_line("Set the volume to 30.")
-        await wait_for(lambda: turns_completed(timeline), "the turn")
+        await until(lambda: turns_completed(timeline), what="the turn")
         record = turns_completed(timeline)[0]
         assert record["stop_reason"] == "completed"
         assert record["actions_done"] == ["volume set to 30"] and record["actions_cancelled"] == []
@@ -104,17 +97,24 @@ def test_a_spoken_volume_request_sets_the_board_volume_before_the_reply_audio(tm
     run_with_board(tmp_path, scenario)
 
 
+@pytest.mark.realtime
 def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> None:
     async def scenario(board: SimulatedBoard, link: BoardLink, session: VoiceSession,
                        recognizer: TypedTurnsRecognizer, timeline: list[tuple[str, Any]]) -> None:
         # The board hears nothing until the line is restored below: the COMMAND is lost and
-        # the action stays pending however slowly the turn starts (no race with a timer).
+        # the action stays pending however slowly the turn starts or the barge-in comes (the
+        # board keeps the session through the silence: silence_timeout_s below; the host waits
+        # for the command's confirmation longer than the test runs: patient_link). The line is
+        # cut only once the board runs on our WELCOME: link.open() returns when the host has
+        # sent it, and a WELCOME lost in the cut leaves the board without a session (no mic
+        # audio, no turn: the test hung whenever the board started quickly).
+        await until(lambda: board.welcomed, what="the board on the host's WELCOME")
         board.silence_host(60.0)
         recognizer.type_line("Set the volume to 30.")
         # Private peek: the harness's in-flight action (no trace event marks an action's start).
-        await wait_for(lambda: session._reply is not None and session._reply.running_action, "the pending action")
+        await until(lambda: session._reply is not None and session._reply.running_action, what="the pending action")
         board.press_button()
-        await wait_for(lambda: turns_completed(timeline), "the interrupted turn")
+        await until(lambda: turns_completed(timeline), what="the interrupted turn")
         board.release_button()
         record = turns_completed(timeline)[0]
         assert record["stop_reason"] == "interrupted"
@@ -123,15 +123,16 @@ def test_a_barge_in_while_the_action_is_pending_cancels_it(tmp_path: Path) -> No
         assert any(kind == ev.ACTION and e.data["status"] == "cancelled" for kind, e in timeline)
         board.silence_host(0.0)  # the line is back
         recognizer.type_line("Thanks.")
-        await wait_for(lambda: len(turns_completed(timeline)) == 2, "the next turn")
+        await until(lambda: len(turns_completed(timeline)) == 2, what="the next turn")
         # A cancelled action is not told to the next turn as done, and never reached the board.
         result = await asyncio.wrap_future(session.outcomes[2].result)
         assert result.prior_side_effects == []
         assert board.speaker.volume == 100 and "command_done" not in [kind for kind, _ in timeline]
 
-    run_with_board(tmp_path, scenario)
+    run_with_board(tmp_path, scenario, silence_timeout_s=60)
 
 
+@pytest.mark.realtime
 def test_the_board_offers_what_the_sim_options_say_and_the_host_keeps_to_its_speaker_formats() -> None:
     async def choose(board: SimulatedBoard, options: LinkOptions) -> int:
         link = BoardLink(board.port_path, options)
@@ -191,6 +192,7 @@ def test_demo_and_run_take_knowledge_profile_and_engine_flags() -> None:
     assert "IMA-ADPCM only" in text and "256 KB speaker ring" in text  # the sim's defaults are explained
 
 
+@pytest.mark.realtime
 @pytest.mark.slow
 def test_the_demo_conversation_runs_on_remote_engines_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The LLM behind llama-cpp-python's server, TTS behind wyoming-piper: same demo code."""

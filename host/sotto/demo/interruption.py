@@ -73,26 +73,27 @@ class InterruptionTimer:
         return min(self.scripted_ms, self.audio_ms - self.overlap_ms)
 
     async def wait(self, timeout_s: float) -> InterruptAt | ReplyTooShort:
-        """Until it is time to talk, or the reply ended first (then no talk-over can be heard);
-        TimeoutError if the reply never starts playing within `timeout_s`."""
-        deadline = self.clock.now() + timeout_s
+        """Until it is time to talk, or the reply ended first (then no talk-over can be heard).
+        TimeoutError if the reply does not start playing within `timeout_s`, or started but
+        neither ended nor reached the point within `timeout_s` of its start (its end report
+        lost, e.g. the board detached mid-reply: this used to wait forever)."""
+        waiting_since = self.clock.now()
         while True:
             self._changed.clear()
-            left_s = deadline - self.clock.now()
+            now = self.clock.now()
+            point_at: float | None = None
             if self.started_at is not None:
                 if self.ended:
                     return ReplyTooShort(self.audio_ms, self.scripted_ms)
                 point = self._point_ms()
-                point_at = self.started_at + point / 1000.0  # compared as clock times: no rounding loop
-                now = self.clock.now()
-                if point >= 0.0 and now >= point_at:
-                    return InterruptAt(round((now - self.started_at) * 1000.0, 1), point < self.scripted_ms)
-                # Too little audio known yet (point < 0): wait for more of it, or for the end.
-                wait_s: float | None = point_at - now if point >= 0.0 else None
-            else:
-                if left_s <= 0:
-                    raise asyncio.TimeoutError
-                wait_s = left_s
+                if point >= 0.0:  # below 0, too little audio is known yet: wait for more, or the end
+                    point_at = self.started_at + point / 1000.0  # compared as clock times: no rounding loop
+                    if now >= point_at:
+                        return InterruptAt(round((now - self.started_at) * 1000.0, 1), point < self.scripted_ms)
+            left_s = (waiting_since if self.started_at is None else self.started_at) + timeout_s - now
+            if left_s <= 0:
+                raise asyncio.TimeoutError
+            wait_s = left_s if point_at is None else min(point_at - now, left_s)
             try:
                 await self.clock.wait_for(self._changed.wait(), wait_s)
             except asyncio.TimeoutError:

@@ -321,8 +321,8 @@ async def run_demo(options: DemoOptions, emit: Emit, *, engines: LoadedEngines |
                 try:
                     decision = await timer.wait(options.turn_timeout_s)
                 except asyncio.TimeoutError:
-                    raise DemoError(f"the reply to turn {index + 1} never started playing within "
-                                    f"{options.turn_timeout_s:g} s") from None
+                    raise DemoError(f"the reply to turn {index + 1} neither reached its scripted interruption "
+                                    f"nor ended within {options.turn_timeout_s:g} s") from None
                 finally:
                     remove()
                     watcher.talk_over = None

@@ -165,9 +165,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
                 unit, end = text[m.start("unit"): i], i
                 break
         before = text[max(0, m.start() - 3): m.start()]
-        before = text[max(0, m.start() - 4): m.start()]
+        before = text[max(0, m.start() - 5): m.start()]
         less = re.search(r"(?:少|减|减少|去掉)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None  # 少拿一盒
-        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None
+        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|再多|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送|来)?了?$", before) is not None
         add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
