@@ -342,3 +342,10 @@ def test_did_i_say_rules_the_value_out() -> None:
 
     values = read_sentence("Did I say fourteen?", "en").values
     assert [v.text for v in values] == ["fourteen"] and values[0].negated
+
+
+def test_a_number_replaced_inside_a_time_or_decimal_stays() -> None:
+    from sotto.memory.patch import replace_everywhere
+
+    assert replace_everywhere("at 4:30, table 30", "30", "43") == "at 4:30, table 43"
+    assert replace_everywhere("1.30 m, 30 cm", "30", "35") == "1.30 m, 35 cm"

@@ -116,7 +116,8 @@ def replace_everywhere(text: str, old: str, new: str) -> str:
     ascii_word = re.fullmatch(r"[\w' .:-]+", old, flags=re.ASCII) is not None
     pattern = re.escape(old)
     if ascii_word:
-        pattern = rf"(?<![A-Za-z0-9_]){pattern}(?![A-Za-z0-9_])"  # "找Tony老师": Chinese is no part of a Latin word"
+        # "找Tony老师": Chinese is no part of a Latin word; "30" is no part of "4:30" or "1.30".
+        pattern = rf"(?<![A-Za-z0-9_])(?<!\d[:.,/-]){pattern}(?![A-Za-z0-9_])(?![:.,/-]\d)"
     old_re = re.compile(pattern, re.IGNORECASE)
     protect = re.compile(re.escape(new), re.IGNORECASE) if new and contains_ci(new, old) else None
     pieces: list[str] = []
