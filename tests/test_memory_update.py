@@ -349,3 +349,37 @@ def test_a_number_replaced_inside_a_time_or_decimal_stays() -> None:
 
     assert replace_everywhere("at 4:30, table 30", "30", "43") == "at 4:30, table 43"
     assert replace_everywhere("1.30 m, 30 cm", "30", "35") == "1.30 m, 35 cm"
+
+
+def test_discourse_words_anywhere_in_a_sentence_never_stay() -> None:
+    """Each discourse word of the state_noise definition, put into the tuning conversations at
+    the start, between commas and at the end: no state keeps one (a fuzz of the metric)."""
+    import glob
+    from pathlib import Path
+
+    from sotto.memory.evaluation import load_script
+
+    en = ["hmm", "um", "uh", "actually", "sorry", "oops", "wait", "I mean", "I read it wrong", "I mixed that up", "my mistake", "scratch that"]
+    zh = ["嗯", "呃", "哦", "不好意思", "抱歉", "我说错了", "我搞错了", "我看错了"]
+    root = Path(__file__).parent.parent / "eval" / "memory" / "tune"
+    checked = 0
+    for k, path in enumerate(sorted(glob.glob(str(root / "*.json")))):
+        script = load_script(path)
+        lang = script.lang or "en"
+        state = SessionState(session_id="t")
+        for i, turn in enumerate(script.turns):
+            words = en if lang == "en" else zh
+            w = words[(k + i) % len(words)]
+            u = turn.user
+            if lang == "en":
+                variants = [f"{w[0].upper() + w[1:]}, {u[0].lower() + u[1:]}", u.rstrip(".!?") + f", {w}.", u.replace(", ", f", {w}, ", 1)]
+            else:
+                variants = [f"{w}，{u}", u.rstrip("。！？") + f"，{w}。", u.replace("，", f"，{w}，", 1)]
+            for said in variants:
+                result = extract(said, state, turn=i + 1, lang=lang)
+                assert result.state is not None and not noisy(result.state), (said, result.state.memory_text())
+                checked += 1
+            next_state = extract(u, state, turn=i + 1, lang=lang).state
+            assert next_state is not None
+            state = next_state
+    assert checked > 300

@@ -100,6 +100,7 @@ def strip_en_discourse(text: str) -> str:
     """The clause without discourse markers, admissions and leading conjunctions."""
     out = EN_ADMISSIONS.sub(" ", text)
     out = EN_DISCOURSE_ANYWHERE.sub(" ", out)
+    out = _EN_FILLER_BETWEEN_COMMAS.sub(",", out)  # "Dr. Okafor if possible, wait, on the 12th"
     out = re.sub(r"\s+", " ", out).strip(" ,;:-—–")
     for _ in range(6):
         before = out
@@ -114,19 +115,27 @@ def strip_en_discourse(text: str) -> str:
                 out = rest.strip(" ,;:-—–")
         if out == before:
             break
+    out = _EN_TRAILING_DISCOURSE.sub("", out)  # "..., wait.": a filler said after the clause
     return out.strip(" ,;:-—–")
+
+
+_EN_FILLER_BETWEEN_COMMAS = re.compile(r"[,;]\s*(?:wait|sorry|hmm+|um+|uh+|erm+|oops|whoops|actually|i mean)\s*[,;]", re.I)
+_ZH_FILLER_BETWEEN_COMMAS = re.compile(r"[，,]\s*(?:哦|嗯|呃|抱歉|不好意思)\s*[，,]")
+_EN_TRAILING_DISCOURSE = re.compile(r"[,;]\s*(?:wait|sorry|hmm+|um+|uh+|erm+|oops|whoops|actually|i mean)\s*[.!?]*\s*$", re.I)
+_ZH_TRAILING_DISCOURSE = re.compile(r"[，,]\s*(?:哦|嗯|呃|抱歉|不好意思)\s*[。！？!?.]*\s*$")
 
 
 def strip_zh_discourse(text: str) -> str:
     out = ZH_ADMISSIONS.sub("", text)
     out = ZH_DISCOURSE_ANYWHERE.sub("", out)
+    out = _ZH_FILLER_BETWEEN_COMMAS.sub("，", out)  # "四点放学，哦，周五早"
     out = out.strip(" ，,、；;：:")
     for _ in range(6):
         before = out
         out = ZH_DISCOURSE.sub("", out).strip(" ，,、；;：:")
         if out == before:
             break
-    return out
+    return _ZH_TRAILING_DISCOURSE.sub("", out)  # "……，哦。": a filler said after the clause
 
 
 def has_admission(text: str, lang: str) -> bool:
