@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from sotto.memory.text import stem
+
 # Talk about the talk: an admission or a self-repair. Removed from what is stored; its
 # presence says the sentence repairs something said earlier.
 EN_ADMISSIONS = re.compile(
@@ -65,6 +67,13 @@ ZH_DELTA = re.compile(r"多|少|加|减")
 # Units that count people: "eight people", "nine of us", "a party of six".
 EN_PEOPLE_UNITS = frozenset(
     "people persons person guests guest of us of them adults pax diners attendees folks heads seats covers participants".split()
+)
+# Nouns that count people of one sort (stems): a bare head count ("twenty-two coming") counts any of them.
+EN_PEOPLE_NOUNS = frozenset(
+    stem(w) for w in (
+        "kids children child students pupils players members passengers visitors delegates friends colleagues campers riders "
+        "swimmers boys girls teens teenagers runners walkers singers dancers workers volunteers families relatives cousins"
+    ).split()
 )
 ZH_PEOPLE_UNITS = frozenset(["人", "位", "个人", "口人", "位客人", "个客人"])
 # Words that carry no key of their own: generic verbs, evaluations, pronouns.

@@ -148,7 +148,6 @@ _EN_NOT_NAMES = frozenset(
     "why is are was were do does did let's let make book remind tell please just then now there here".split()
 )
 _COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|becomes|has become|equals|=|:)\s+$", re.I)
-_EN_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|so)\s+|\s+(?:and|but)\s+(?=(?:the|my|our|his|her|their|it|we|i|they|she|he)\b)|,)\s*", re.I)
 _EN_NEGATED_BEFORE = re.compile(
     r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno|\bdid (?:i|we) (?:say|tell you)"
     r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
@@ -217,7 +216,6 @@ _NOT_A_UNIT = frozenset(
     "went came got said made took gave left ran sold paid put set cost felt kept told thought brought bought was goes comes "
     "fit fits needed needs coming going staying".split()  # irregular verbs: "Leo's one went up"
 )
-_NOT_UNITS = frozenset("times time days day weeks week months month years year minutes minute hours hour percent".split())
 
 
 def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
@@ -341,8 +339,6 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             if m.group(0).lower().startswith("one "):
                 continue  # "one of us is vegetarian": a person, not a count
             kept = words
-        if not kept or kept[0].lower() in _NOT_UNITS and len(kept) == 1 and False:
-            continue
         if not kept:
             continue
         unit_text = " ".join(kept)

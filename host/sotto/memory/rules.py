@@ -23,6 +23,7 @@ from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.read_en import _EN_NEGATED_AFTER
 from sotto.memory.read_zh import _ZH_NEGATED_AFTER
+from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
@@ -476,16 +477,12 @@ class _Place:
     alone: bool
 
 
-_EN_CLAUSE_BREAK = re.compile(r"[,;:]\s|\s(?:and|but|so|because|since)\s|\s[-–—]\s", re.I)
-_ZH_CLAUSE_BREAK = re.compile(r"[，,；;：:]|但是|不过|所以|因为")
-
-
 def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Place]:
     text = st.text
-    breaks = [m.start() for m in (_ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK).finditer(text)]
+    starts = clause_starts(text, lang)
 
     def clause_of(pos: int) -> int:
-        return sum(1 for b in breaks if b < pos)
+        return sum(1 for b in starts if b <= pos) - 1
 
     def where(value: str) -> _Place:
         at = text.lower().find(value.lower())
@@ -552,9 +549,7 @@ def _belongings_follow(w: _Working, added: list[Item], turn: int) -> None:
 def _same_clause(text: str, at: int, value: str, lang: str) -> bool:
     """Whether `value` is said in the clause of `text` that holds position `at` ("那住一间就够了，标间不用了":
     一间 is not in the clause that retracts 标间)."""
-    breaks = [0] + [m.end() for m in re.finditer(r"[，,；;。.!！?？]" if lang == "zh" else r"[,;.!?]", text)] + [len(text) + 1]
-    lo = max(b for b in breaks if b <= at)
-    hi = min(b for b in breaks if b > at)
+    lo, hi = clause_at(text, at, lang)
     return value in text[lo:hi]
 
 

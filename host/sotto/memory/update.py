@@ -34,9 +34,9 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
-from sotto.memory.language import has_change_cue
+from sotto.memory.language import EN_PEOPLE_NOUNS, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
-from sotto.memory.text import EN_NUMBER_WORDS, stem
+from sotto.memory.text import EN_NUMBER_WORDS
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
 
@@ -138,7 +138,7 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
                 return False  # "make it a dozen" counts; "half pepperoni" is a share, not a count
             if a and b and a != b and _dimension(a) == _dimension(b) != "":
                 return True  # "two microseconds a division" after "500 nanoseconds per division": one measure, rescaled
-            if value.unit == "people" and a in _PEOPLE_NOUNS:
+            if value.unit == "people" and a in EN_PEOPLE_NOUNS:
                 return True  # "we've got twenty-two coming" counts the "fifteen kids"
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
@@ -610,13 +610,6 @@ def _dimension(unit: str) -> str:
     return base if base in ("second", "gram", "metr", "litr", "volt", "amp", "watt", "hertz", "ohm", "byte") else ""
 
 
-# Nouns that count people: a bare head count ("twenty-two coming") is a count of any of them.
-_PEOPLE_NOUNS = frozenset(
-    stem(w) for w in (
-        "kids children child students pupils players members passengers visitors delegates friends colleagues campers riders "
-        "swimmers boys girls teens teenagers runners walkers singers dancers workers volunteers families relatives cousins"
-    ).split()
-)
 
 
 def _part_of_value(item: Item, v: Value, lang: str) -> bool:

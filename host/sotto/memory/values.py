@@ -142,14 +142,26 @@ _EN_CLAUSE_BREAK = re.compile(r"[,;]|:(?=\s)|\s(?:and|but|so|except|while|wherea
 _ZH_CLAUSE_BREAK = re.compile(r"[，,；;：。]|:(?!\d)|但是|不过|而且")
 
 
+def clause_starts(text: str, lang: str) -> list[int]:
+    """Where each clause of `text` starts (0 first): one way to cut a sentence into clauses."""
+    return [0] + [m.end() for m in (_ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK).finditer(text)]
+
+
+def clause_at(text: str, pos: int, lang: str) -> tuple[int, int]:
+    """The span of the clause of `text` that holds position `pos`."""
+    starts = clause_starts(text, lang) + [len(text) + 1]
+    lo = max(b for b in starts if b <= pos)
+    hi = min(b for b in starts if b > pos)
+    return lo, hi
+
+
 _EN_ANAPHOR = re.compile(r"\b(?:her|him|them|it|that|that one|this one|those|these)\b", re.I)
 _ZH_ANAPHOR = re.compile(r"她|他|它|这个|那个|这位|那位|这家|那家")
 
 
 def _anaphoric_cue(text: str, values: list[Value], lang: str) -> bool:
     """A clause that changes something only by pointing back at a value of the sentence."""
-    pattern = _ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK
-    starts = [0] + [m.end() for m in pattern.finditer(text)] + [len(text) + 1]
+    starts = clause_starts(text, lang) + [len(text) + 1]
     for lo, hi in zip(starts, starts[1:]):
         if any(lo <= v.start < hi for v in values):
             continue
@@ -161,10 +173,8 @@ def _anaphoric_cue(text: str, values: list[Value], lang: str) -> bool:
 
 def _set_contexts(text: str, values: list[Value], lang: str) -> None:
     """Each value's clause (its words without the values), and the days said with a time."""
-    breaks = [0] + [m.end() for m in (_ZH_CLAUSE_BREAK if lang == "zh" else _EN_CLAUSE_BREAK).finditer(text)] + [len(text) + 1]
     for v in values:
-        lo = max(b for b in breaks if b <= v.start)
-        hi = min(b for b in breaks if b > v.start)
+        lo, hi = clause_at(text, v.start, lang)
         clause = text[lo:hi]
         for o in sorted(values, key=lambda o: -o.start):
             # Names and places stay in the others' context ("the office at 9 Bell Yard").
