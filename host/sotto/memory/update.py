@@ -527,10 +527,13 @@ def _by_key(
     # "Seven, then.": the sentence is only the value (a count with its own noun is not bare;
     # "me, Carlos and our daughter Rosa" is a list, not a restatement).
     news = [o for o in statement.values if not o.negated]
-    # "回程的票改签了，晚一天，二十号去接": the only new date of a sentence of change is the changed one.
+    # "回程的票改签了，晚一天，二十号去接": the only new date of a sentence of change is the changed one;
+    # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change).
+    # Owning up to a mistake anywhere in the sentence also marks its lone day or time ("It's the
+    # Wednesday, I was looking at the wrong week").
     cued = cued or (
         sum(1 for o in news if o.kind == v.kind) == 1 and v.kind in (KIND_TIME, KIND_DATE) and has_change_cue(statement.text[: v.start], lang)
-    ) or (len(news) == 1 and v.kind in (KIND_TIME, KIND_DATE) and statement.admission)  # "It's the Wednesday, I was looking at the wrong week"  # the cue said before the value, not after it ("周末不让太早进，那就推到九点吧": 周末 is not the change)
+    ) or (len(news) == 1 and v.kind in (KIND_TIME, KIND_DATE) and statement.admission)
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
@@ -608,8 +611,6 @@ def _dimension(unit: str) -> str:
     base = _SI_PREFIX.sub("", u).removesuffix("s")
     base = re.sub(r"(?:re|er)$", "r", base)  # metre/meter, litre/liter
     return base if base in ("second", "gram", "metr", "litr", "volt", "amp", "watt", "hertz", "ohm", "byte") else ""
-
-
 
 
 def _part_of_value(item: Item, v: Value, lang: str) -> bool:
