@@ -22,7 +22,7 @@ from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _ove
 from sotto.text.questions import asks
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
-_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
+_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]|(?<=hundred) and |(?<=thousand) and )(?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
     rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
@@ -54,7 +54,7 @@ _EN_NUMBER_PHRASE = (
 # Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
 # "three thousand two hundred", "eighty-four fifty".
 _EN_SPOKEN_TIME = re.compile(
-    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) (?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
+    r"(?<![-\w])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: |-(?=thirty|fifteen|forty|fifty|oh|o ))(?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
     r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)",
     re.I,
 )
@@ -151,9 +151,10 @@ _COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|become
 _EN_NEGATED_BEFORE = re.compile(
     r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno|\bdid (?:i|we) (?:say|tell you)"
     r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
-    r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?)\s+(?:the |at |on |for |in )?$",
+    r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?"
+    r"|\b(?:full|booked up|fully booked|shut|closed|away|busy|unavailable|on leave|working|sold out) (?:on|at|for|that|this))\s+(?:the |at |on |for |in )?$",
     re.I,
-)  # "he can't do the ninth": the value ruled out
+)  # "he can't do the ninth", "it's full on the ninth", "she's working that Saturday": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
@@ -216,6 +217,47 @@ _NOT_A_UNIT = frozenset(
     "went came got said made took gave left ran sold paid put set cost felt kept told thought brought bought was goes comes "
     "fit fits needed needs coming going staying".split()  # irregular verbs: "Leo's one went up"
 )
+
+
+def _en_quantity(m: re.Match[str], text: str) -> tuple[int, str] | None:
+    """The end and the unit of a count with its counted noun ("three bikes", "twenty-eight grams"), or None."""
+    unit = m.group("unit")
+    words = unit.split()
+    # A unit is the counted noun: cut at a function word ("three bikes for the afternoon").
+    kept: list[str] = []
+    first_raw = re.split(r"[\s-]", unit)[0]
+    first = first_raw.lower()
+    if first.endswith(("n't", "n’t")) or first in _NOT_A_UNIT:
+        return None
+    if first_raw[:1].isupper() or len(first.removesuffix("'s").removesuffix("’s")) < 2 or first.endswith("ed"):
+        return None  # "2270 C", "two r's": a code or a letter, not a counted thing
+    if first == "of" and unit.lower() not in ("of us", "of them"):
+        return None  # "one of the guests": a person, not a count
+    if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I):
+        return None  # "the one next door", "the one ending 0938": a pronoun, not a count
+    parts = re.split(r"[\s-]", unit)
+    if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):
+        parts = parts[:1]  # "twelve minutes floods the trays": a plural noun is the whole unit, the word after it a verb
+        unit = parts[0]
+    if len(parts) == 2 and not (parts[0].lower().endswith(("'s", "’s")) or re.search(r"[^s']s$", parts[1].lower())):
+        parts = parts[:1]  # "one cousin dropped": the counted noun is "cousin"
+        unit = parts[0]
+    for w in parts:
+        if w.lower() in _UNIT_STOP or w.lower() in EN_STOPWORDS and w.lower() not in ("us", "them"):
+            if not (kept == [] and w.lower() in ("of",) and unit.lower().startswith("of ")):
+                break
+        kept.append(w)
+    if unit.lower() in ("of us", "of them"):
+        if m.group(0).lower().startswith("one "):
+            return None  # "one of us is vegetarian": a person, not a count
+        kept = words
+    if not kept:
+        return None
+    unit_text = " ".join(kept)
+    end = m.start("unit") + len(unit_text) if m.group("unit").startswith(kept[0]) else m.end()
+    # The whole phrase "two adult bikes": the counted noun is the last word kept; a
+    # word before it is a modifier of the unit ("adult bike" is not "bike").
+    return end, unit_text
 
 
 def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
@@ -291,8 +333,13 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_SPOKEN_TIME.finditer(text):
         add(m.start(), m.end(), KIND_TIME)  # "four thirty", "seven fifteen": an hour and its minutes
     for m in _EN_WORD_NUMERIC.finditer(text):
-        if not re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
-            add(m.start(), m.end(), KIND_NUMBER)
+        if re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
+            continue
+        number_start = m.start() + (2 if m.group(0).lower().startswith("a ") else 0)
+        counted = _EN_QUANTITY.match(text, number_start)
+        if counted and counted.end("unit") > m.end() and (_en_quantity(counted, text) or (0, ""))[0] > m.end():
+            continue  # "twenty-eight grams", "two hundred and forty pounds": a count with its unit, read below
+        add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_DATE.finditer(text):
         word = m.group(0).lower()
         if word in ("may", "march") and not re.search(r"\d", text[m.end(): m.end() + 4]):
@@ -309,43 +356,9 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_FREQUENCY.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
     for m in _EN_QUANTITY.finditer(text):
-        unit = m.group("unit")
-        words = unit.split()
-        # A unit is the counted noun: cut at a function word ("three bikes for the afternoon").
-        kept: list[str] = []
-        first_raw = re.split(r"[\s-]", unit)[0]
-        first = first_raw.lower()
-        if first.endswith(("n't", "n’t")) or first in _NOT_A_UNIT:
-            continue
-        if first_raw[:1].isupper() or len(first.removesuffix("'s").removesuffix("’s")) < 2 or first.endswith("ed"):
-            continue  # "2270 C", "two r's": a code or a letter, not a counted thing
-        if first == "of" and unit.lower() not in ("of us", "of them"):
-            continue  # "one of the guests": a person, not a count
-        if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I):
-            continue  # "the one next door", "the one ending 0938": a pronoun, not a count
-        parts = re.split(r"[\s-]", unit)
-        if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):
-            parts = parts[:1]  # "twelve minutes floods the trays": a plural noun is the whole unit, the word after it a verb
-            unit = parts[0]
-        if len(parts) == 2 and not (parts[0].lower().endswith(("'s", "’s")) or re.search(r"[^s']s$", parts[1].lower())):
-            parts = parts[:1]  # "one cousin dropped": the counted noun is "cousin"
-            unit = parts[0]
-        for w in parts:
-            if w.lower() in _UNIT_STOP or w.lower() in EN_STOPWORDS and w.lower() not in ("us", "them"):
-                if not (kept == [] and w.lower() in ("of",) and unit.lower().startswith("of ")):
-                    break
-            kept.append(w)
-        if unit.lower() in ("of us", "of them"):
-            if m.group(0).lower().startswith("one "):
-                continue  # "one of us is vegetarian": a person, not a count
-            kept = words
-        if not kept:
-            continue
-        unit_text = " ".join(kept)
-        end = m.start("unit") + len(unit_text) if m.group("unit").startswith(kept[0]) else m.end()
-        # The whole phrase "two adult bikes": the counted noun is the last word kept; a
-        # word before it is a modifier of the unit ("adult bike" is not "bike").
-        add(m.start(), end, KIND_QUANTITY, unit=unit_text, delta=bool(m.group("delta")))
+        counted = _en_quantity(m, text)
+        if counted:
+            add(m.start(), counted[0], KIND_QUANTITY, unit=counted[1], delta=bool(m.group("delta")))
     for m in _EN_FOR_COUNT.finditer(text):
         add(m.start(1), m.end(1), KIND_QUANTITY, unit="people")
     for m in _EN_ID.finditer(text):

@@ -26,7 +26,7 @@ from sotto.memory.read_zh import _ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
+from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items, same_sort
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -495,15 +495,6 @@ def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Pla
     return where
 
 
-def _same_sort(new: Item, old: Item) -> bool:
-    """A value of the old one's kind, or a bare number for a count or a time ("Twelve minutes floods
-    the trays. Eight's plenty.")."""
-    if new.kind == old.kind:
-        return True
-    bare = re.fullmatch(rf"(?:\d{{1,3}}|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[一二两三四五六七八九十百]+)", new.value.strip(), re.I)
-    return new.kind == "number" and old.kind in ("quantity", "time") and bare is not None
-
-
 _EN_HE_SHE = re.compile(r"\b(?:he|she)(?=(?:'s|’s|\s))", re.I)
 _ZH_HE_SHE = re.compile(r"[他她](?![们])")
 
@@ -591,7 +582,7 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
             continue  # only a value stored before this turn can be the old one
         news = [
             item for at, item in added
-            if apart(at, old_at) and _same_sort(item, old) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
+            if apart(at, old_at) and same_sort(old, item.kind, item.value) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
         ]
         if old.kind == "item":
             news = [n for n in news if choice_class(n.value) == choice_class(old.value)]
@@ -698,14 +689,15 @@ _EN_CHOSEN = re.compile(
     r"(?:^|[,;]\s*)(?:so|then|ok(?:ay)?)?,?\s*(?P<a>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?<! as) it is\s*[.!]?$"
     r"|(?:^|[,;]\s*|\b)(?:so|then) (?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
     r"|\b(?:go|going|we'll go|i'll go) (?:with|for) (?:the |a |an )?(?P<c>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
-    r"|\b(?:let's|let us|we'll|i'll) (?:do|have|take|get) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
-    r"|(?:^|[,;]\s*)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b",
+    r"|\b(?:let's|let us|we'll|i'll|we will|i will|we can|we could|i'd like|we'd like|i want|we want) (?:do|have|take|get|use|call|try|book|pick|choose|switch to|move to) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|(?:^|[,;]\s*|\b(?:use|do|have|take|get|try|book|pick|choose) (?:the |a |an |some )?)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b"
+    r"|^(?P<f>[A-Z][\w'-]*(?: [\w'-]+){0,3}?),? please\s*[.!]?$",  # "Goatskin, please."
     re.I,
 )
 _NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
 
 
-def _chosen_instead(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
+def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> tuple[str, str] | None:
     """(old, new): a choice at the end of a sentence, and a stored thing named earlier in the turn
     (or earlier in the sentence) that is not part of the choice."""
     m = _EN_CHOSEN.search(text)
@@ -727,6 +719,24 @@ def _chosen_instead(text: str, earlier: str, state: SessionState) -> tuple[str, 
         words = [w for w in re.findall(r"[a-z]{3,}", item.value.lower()) if w not in EN_STOPWORDS and w not in new_words]
         if words and any(re.search(rf"\b{re.escape(w[:-1] if len(w) > 4 else w)}", said) for w in words):
             return item.value, new  # "matt black" named as "black edging", "Gateron Yellow" as "Gateron Yellows"
+    # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
+    # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
+    # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
+    if not (m.group("d") or m.group("e") or m.group("f")):
+        return None
+    notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
+    words = re.findall(r"[a-z][a-z'-]*", said)
+    for start, word in enumerate(words):
+        word = word.removesuffix("'s")
+        if len(word) < 4 or word in EN_STOPWORDS or word in L.EN_EMPTY_WORDS or word in new_words or not re.search(rf"\b{re.escape(word)}\b", notes):
+            continue
+        phrase = word
+        for following in words[start + 1:]:
+            longer = phrase + " " + following.removesuffix("'s")
+            if not re.search(rf"\b{re.escape(longer)}\b", notes):
+                break
+            phrase = longer
+        return phrase, new
     return None
 
 
@@ -802,6 +812,10 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if st.question:
             result.question = True
             result.questions.append(st)
+            if L.is_tag_check(sentence, lang) and any(not v.negated for v in st.values):
+                # "菜刀十块，砍骨刀十五块，剪刀八块，是吧？": what is new is kept; a stored value is checked, not changed.
+                told = decide_values(st, _typed(w.stored()), turn)
+                w.apply([d for d in told.decisions if d.op == ADD])
             kinds = asked_kinds(st.text)
             if kinds:
                 # "And on the other days?" asks again for what the last question asked.
@@ -899,7 +913,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if not replaced:
             swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
             if swap is None and lang == "en" and not additive_turn and not st.additive:
-                swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state)
+                swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state, turn)
             if swap is not None:
                 w.replace_words(*swap)
                 replaced = True
