@@ -342,11 +342,16 @@ def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str]
                 continue
             if any(c in ZH_FUNCTION_CHARS for c in mod) and mflag[:1] != "m":
                 continue
+            found: set[tuple[str, str]] = set()
             for text in stored:
                 for m in re.finditer(rf"(?P<x>[\u4e00-\u9fff]{{{len(mod)}}}){re.escape(head)}", text):
                     x = m.group("x")
                     if x != mod and any(w == x and f[:1] == mflag[:1] for w, f in zh_words(text)):
-                        return (x, mod) if len(x) >= 2 else (x + head, mod + head)  # 东区 -> 西区, also where said alone
+                        found.add((x, mod) if len(x) >= 2 else (x + head, mod + head))  # 东区 -> 西区, also where said alone
+            if len(found) == 1:
+                return found.pop()
+            if found:
+                return None  # 槐花蜜 and 枣花蜜 both stored: which one goes is said elsewhere (枣花蜜卖完了)
         return None
     said = re.findall(r"[A-Za-z][\w'-]*", st.text)
     pairs: list[tuple[str, str]] = list(zip(said, said[1:]))
@@ -678,8 +683,6 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
         swap = _object_swap(st.text, anchors, state) if anchors else None
         if swap is not None:
             return swap
-    if lang == "zh":
-        return _zh_moved_to(st.text, state)
     return None
 
 
@@ -743,14 +746,17 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
 _ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
-def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
-    """"少年宫那边满了，换成文化宫校区": a stored thing named before a verb of moving or changing to
-    something new is what the new thing replaces (the only stored value the sentence names)."""
+def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
+    """"少年宫那边满了，换成文化宫校区", "枣花蜜卖完了啊？那换成荆条蜜": a stored thing named before a verb
+    of moving or changing to something new, in this sentence or earlier in the turn, is what the
+    new thing replaces (the only stored value named)."""
     m = _ZH_MOVED_TO.search(text)
     if m is None:
         return None
     new = m.group("new")
     head = text[: m.start()]
+    if not any(i.value in head for i in _typed(state.all_items()) if i.kind in ("place", "name", "item") and len(i.value) >= 2):
+        head = earlier + head  # the thing was named in an earlier sentence of the turn (often a question)
     items = state.all_items()
     if any(new in i.value for i in items):
         return None
@@ -763,7 +769,14 @@ def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
     notes = [i.value for i in items if i.kind == KIND_NOTE] + [state.current_task]
     for word, flag in zh_words(head):
         if len(word) >= 2 and flag.startswith("n") and any(word in n for n in notes) and word not in new:
-            return word, new
+            # The whole name the note has: 花蜜 is said inside 枣花蜜.
+            start = head.index(word)
+            end = start + len(word)
+            while start > 0 and any(head[start - 1: end] in n for n in notes) and head[start - 1] not in ZH_FUNCTION_CHARS:
+                start -= 1
+            while end < len(head) and any(head[start: end + 1] in n for n in notes) and head[end] not in ZH_FUNCTION_CHARS:
+                end += 1
+            return head[start:end], new
     return None
 
 
@@ -815,7 +828,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             if L.is_tag_check(sentence, lang) and any(not v.negated for v in st.values):
                 # "菜刀十块，砍骨刀十五块，剪刀八块，是吧？": what is new is kept; a stored value is checked, not changed.
                 told = decide_values(st, _typed(w.stored()), turn)
-                w.apply([d for d in told.decisions if d.op == ADD])
+                w.apply([d for d in told.decisions if d.op == ADD and d.item is not None and d.item.kind in ("time", "date", "quantity", "number")])
             kinds = asked_kinds(st.text)
             if kinds:
                 # "And on the other days?" asks again for what the last question asked.
@@ -914,6 +927,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
             if swap is None and lang == "en" and not additive_turn and not st.additive:
                 swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state, turn)
+            if swap is None and lang == "zh":
+                swap = _zh_moved_to(st.text, "".join(sentences[:index]), w.state)
             if swap is not None:
                 w.replace_words(*swap)
                 replaced = True
