@@ -41,6 +41,13 @@ _EN_QUANTITY = re.compile(
     rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?!(?:{EN_NUMBER_WORDS})\b)(?:{_UNIT_WORD}))?)",
     re.I,
 )
+# A relative change of a time: "ten minutes earlier", "push it back half an hour".
+_EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)"
+_EN_TIME_SHIFT = re.compile(
+    rf"\b(?P<by>{_EN_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
+    rf"|\b(?:push|pushed|move|moved|put|bump|bumped|shift|shifted|bring|brought)\b(?:\s+(?:it|that|them|this|things|everything|us|me|him|her|the \w+))?\s+(?P<dir2>back|forward|later|earlier)\s+(?:by\s+)?(?P<by2>{_EN_SHIFT_BY})\b",
+    re.I,
+)
 # Numbers said as one value: "132 over 85", "age 9-10", "14.06.2019", "18 k", "300×600", "3 by 4 m".
 _EN_NUMERIC = re.compile(
     r"\b(?:[A-Z] ?)?\d+(?:[.,]\d+)*(?:\s?(?:-|/|×|\*|x|over|by)\s?\d+(?:[.,]\d+)*)+(?:\s?(?:k|km|kg|g|mg|ml|mm|cm|m|l|M|GB|MB|TB|mAh|W|V|%))?\b(?!\s?(?:am|pm|a\.m|p\.m)\b)"
@@ -277,6 +284,9 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
     for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
+    for m in _EN_TIME_SHIFT.finditer(text):
+        earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
+        add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if earlier else 1)
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
     for m in _QUOTED.finditer(text):

@@ -861,7 +861,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number") and _same_clause(body, retract.start(), v.text, lang)
         ):
             what = next((g for g in retract.groups() if g), "")
-            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)]
+            # The thing and the values said of it go ("剪刀不磨了" takes 剪刀's price with it).
+            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & (content_stems(i.value) | content_stems(i.key))]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
                 # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
                 rest = _without_clause(item.value, what, lang)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sotto.memory.clock import clock_minutes, shift_minutes, shifted
 from sotto.memory.items import (
     KIND_DATE,
     KIND_ITEM,
@@ -242,6 +243,22 @@ def decide_values(
             known_names |= content_stems(item.value)
     # A negated value that is not stored and has no new value of its kind is just said.
     for v in news:
+        if v.kind == KIND_TIME and v.delta:
+            # "ten minutes earlier", 再早十分钟: the stored time its words name, else the latest, moved.
+            by = shift_minutes(re.sub(r"^\D*?(?=[\d零一二两三四五六七八九十半]|an?\b|half|a quarter)", "", v.text, flags=re.I), lang)
+            times = [s for s in current if s.kind == KIND_TIME and clock_minutes(s.value, lang) is not None]
+            out.consumed.add(id(v))
+            if by is None or not times:
+                continue
+            target = max(times, key=lambda s: (len(_key_stems(s) & statement.frame_keys), s.turn, current.index(s)))
+            moved = shifted(target.value, v.delta_sign * by, lang)
+            if moved is None:
+                continue
+            new_item = Item(key=target.key, value=moved, kind=KIND_TIME, turn=turn)
+            out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored time"))
+            out.replaced.append((target.value, new_item.value))
+            current = [s for s in current if s is not target] + [new_item]
+            continue
         base: list[Item] = []
         if v.kind == KIND_QUANTITY and v.delta:
             wanted_unit = unit_key(v.unit, lang) if v.unit else ""
