@@ -421,3 +421,24 @@ def test_fourth_round_values_that_stay(utterances: list[str], values: list[str])
     text = say(*utterances, lang="zh" if any("\u4e00" <= c <= "\u9fff" for c in utterances[0]) else "en").memory_text()
     for value in values:
         assert value in text, text
+
+
+FOURTH_ROUND_CHOICES = [
+    ("en", "a choice that will do", ["A tin of wood filler, oak colour."], "No oak filler left? Pine will do.", "oak", "Pine"),
+    ("en", "a choice, then", ["Two portions of the lamb tagine, please."], "The tagine's all gone? OK, vegetable couscous then.", "tagine", "vegetable couscous"),
+    ("en", "I'll have, with more said after", ["Half a kilo of the smoked ham."], "The ham looks a bit fatty today. I'll have the roast beef, same weight.", "ham", "roast beef"),
+    ("zh", "那就拿 after a question", ["猫砂要豆腐砂，买两袋。"], "豆腐砂没货了？那就拿膨润土的吧。", "豆腐砂", "膨润土"),
+]
+
+
+@pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), FOURTH_ROUND_CHOICES, ids=[c[1] + "-" + c[0] for c in FOURTH_ROUND_CHOICES])
+def test_fourth_round_choices(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    assert_replaced(say(*before, words, lang=lang), old, new)
+
+
+def test_a_relative_change_of_a_stored_time() -> None:
+    assert_replaced(say("Doors open at 7 pm.", "The venue wants the doors pushed back half an hour."), "7 pm", "7:30 pm")
+    assert_replaced(say("集合时间是早上七点二十。", "领队说大家要再早十分钟到。", lang="zh"), "七点二十", "7点10")
+    # the time said is the new one; the shift only says why
+    state = say("Leave at 6:40.", "Let's leave ten minutes earlier, so 6:30.")
+    assert "6:30" in state.memory_text() and "6:40" not in state.memory_text()

@@ -692,7 +692,8 @@ _EN_CHOSEN = re.compile(
     r"(?:^|[,;]\s*)(?:so|then|ok(?:ay)?)?,?\s*(?P<a>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?<! as) it is\s*[.!]?$"
     r"|(?:^|[,;]\s*|\b)(?:so|then) (?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
     r"|\b(?:go|going|we'll go|i'll go) (?:with|for) (?:the |a |an )?(?P<c>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
-    r"|\b(?:let's|let us|we'll|i'll|we will|i will|we can|we could|i'd like|we'd like|i want|we want) (?:do|have|take|get|use|call|try|book|pick|choose|switch to|move to) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|\b(?:let's|let us|we'll|i'll|we will|i will|we can|we could|i'd like|we'd like|i want|we want) (?:do|have|take|get|use|call|try|book|pick|choose|switch to|move to) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*(?:[,;][^,;]*)?[.!]?$"
+    r"|^(?:ok(?:ay)?,?\s*|fine,?\s*|right,?\s*)?(?:the |a |an |some )?(?P<g>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) (?:will do|'ll do|is fine|then)\s*[.!]?$"
     r"|(?:^|[,;]\s*|\b(?:use|do|have|take|get|try|book|pick|choose) (?:the |a |an |some )?)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b"
     r"|^(?P<f>[A-Z][\w'-]*(?: [\w'-]+){0,3}?),? please\s*[.!]?$",  # "Goatskin, please."
     re.I,
@@ -725,13 +726,13 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
     # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
     # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
-    if not (m.group("d") or m.group("e") or m.group("f")):
+    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g")):
         return None
     notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
     words = re.findall(r"[a-z][a-z'-]*", said)
     for start, word in enumerate(words):
         word = word.removesuffix("'s")
-        if len(word) < 4 or word in EN_STOPWORDS or word in L.EN_EMPTY_WORDS or word in new_words or not re.search(rf"\b{re.escape(word)}\b", notes):
+        if len(word) < 3 or word in EN_STOPWORDS or word in L.EN_EMPTY_WORDS or word in new_words or not re.search(rf"\b{re.escape(word)}\b", notes):
             continue
         phrase = word
         for following in words[start + 1:]:
@@ -743,7 +744,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
 def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
@@ -768,7 +769,7 @@ def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str
     # A thing kept only in a note ("聚丰园"): the first noun of the sentence that a note says.
     notes = [i.value for i in items if i.kind == KIND_NOTE] + [state.current_task]
     for word, flag in zh_words(head):
-        if len(word) >= 2 and flag.startswith("n") and any(word in n for n in notes) and word not in new:
+        if len(word) >= 2 and flag[:1] in ("n", "s") and any(word in n for n in notes) and word not in new:
             # The whole name the note has: 花蜜 is said inside 枣花蜜.
             start = head.index(word)
             end = start + len(word)
