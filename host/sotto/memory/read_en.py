@@ -147,6 +147,7 @@ _PLACE_NOUN_WORDS = (
     r"court|plaza|campus|gym|studio|theatre|theater|stadium|beach|lake|river|mountain|city|town|village"
 )
 _PLACE_NOUNS = re.compile(rf"\b(?:{_PLACE_NOUN_WORDS})\b", re.I)
+_STREET_END = re.compile(r" (?:Street|St|Road|Rd|Lane|Avenue|Ave|Drive|Way|Close|Crescent|Square|Park|Hill|Terrace|Gardens|Grove|Row|Walk|Mews|Place|Court)(?:'s|’s)?$")
 _EN_NOT_NAMES = frozenset(
     "he she they it him her them his hers its their theirs he's she's they're it's there there's".split() +
     (_WEEKDAYS + "|" + _MONTHS).split("|")
@@ -166,6 +167,7 @@ _EN_NEGATED_BEFORE = re.compile(
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
     r"^(?:\s+(?:car park|shop|office|branch|room|hall|site|venue|place|one))?\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
+    r"|(?:shuts|closes|floods|has closed|is closing|'s closing|is shutting|has shut|sold out|has sold out|'s sold out|is sold out|ran out|has run out|'s run out)\b"
     r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|lame|injured|hurt|poorly|unwell|closed|shut|being (?:resurfaced|repaired|renovated|refurbished|rebuilt|painted|redone)|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|snug|tight|too small|too big|too short|too long|not enough|"
     r"a problem|problematic|full|booked|taken|busy|(?:way |far |much |a bit |a little |just )?too \w+|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
@@ -284,6 +286,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
     for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
+    for m in re.finditer(rf"\b(?:\d+|{EN_NUMBER_WORDS})\s*(?:foot|feet|ft)\s+(?:\d+|{EN_NUMBER_WORDS})(?:\s*(?:inches|inch|in)\b)?(?![\w-])", text, re.I):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="foot")  # "nine foot six": feet and inches, one length
     for m in _EN_TIME_SHIFT.finditer(text):
         earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if earlier else 1)
@@ -382,7 +386,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         sentence_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         while tokens and (
             tokens[0].lower().strip("'’") in _EN_NOT_NAMES
-            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]))  # "Booking Biscuit"
+            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]) and not _STREET_END.search(" ".join(tokens)))  # "Booking Biscuit"; "Church Street" stays whole
             or (tokens[0].isupper() and len(tokens[0]) > 1 and not re.match(_TITLE, tokens[0]))  # "RSVP"
         ):
             start += len(tokens[0]) + 1
