@@ -24,7 +24,6 @@ import re
 from dataclasses import dataclass, field
 
 from sotto.memory.clock import clock_minutes, shift_minutes, shifted
-from sotto.memory.learned import Pair, replaced_by_model
 from sotto.memory.items import (
     KIND_DATE,
     KIND_ITEM,
@@ -342,17 +341,6 @@ def decide_values(
             before = [s for s in (earlier_names or []) if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
             if before:
                 decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
-        if decision is None and not v.weak:
-            # A value said with a key of its own never replaces one stored under another key
-            # ("Hotel check-in is at 3 pm" beside "My flight lands at 4 pm"): the model only weighs the rest.
-            said_key = content_stems(v.key)
-            pairs = [
-                Pair(v, c, statement, candidates, turn, number_of, _shape, lambda i: item_unit(i, lang))
-                for c in candidates if c.turn != turn and not (said_key and not said_key & _key_stems(c))
-            ]
-            learned = replaced_by_model(pairs)
-            if learned is not None:
-                decision = Decision(UPDATE, new_item, learned, "the learned model's choice")
         if decision is None:
             decision = Decision(ADD, new_item, None, "a new value")
         out.decisions.append(decision)
