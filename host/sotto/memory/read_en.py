@@ -25,10 +25,10 @@ _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of
 _NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]|(?<=hundred) and |(?<=thousand) and )(?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
-    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
+    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|(?!is\b|was\b|has\b|suits\b|works\b)[a-z]+s)\b)"
     rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
     rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
-    rf"|noon|midday|midnight)",
+    rf"|noon|midday|midnight|(?:before|after|with) (?:breakfast|lunch|dinner|supper|tea|meals|food|bed|bedtime)\b)",  # "after breakfast": when a medicine is taken
     re.I,
 )
 # A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
@@ -62,7 +62,7 @@ _EN_NUMBER_PHRASE = (
 # "three thousand two hundred", "eighty-four fifty".
 _EN_SPOKEN_TIME = re.compile(
     r"(?<![-\w])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: |-(?=thirty|fifteen|forty|fifty|oh|o ))(?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
-    r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)",
+    r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)(?! (?:a|per|each) (?:week|month|day|year|head|person|kilo|hour)\b)",  # "two fifty a week" is money
     re.I,
 )
 _EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eighty"; "one and two" is a list

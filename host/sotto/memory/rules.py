@@ -694,12 +694,13 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
 # Kailh Box White.", "Black edging shows every fingerprint. Brushed steel it is."
 _EN_CHOSEN = re.compile(
     r"(?:^|[,;]\s*)(?:so|then|ok(?:ay)?)?,?\s*(?P<a>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?<! as) it is\s*[.!]?$"
-    r"|(?:^|[,;]\s*|\b)(?:so|then) (?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
+    r"|(?:^|[,;]\s*|\b)(?:so|then) (?!(?:it'll|it will|that'll|that will|it's going to|it has to) be\b)(?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
     r"|\b(?:go|going|we'll go|i'll go) (?:with|for) (?:the |a |an )?(?P<c>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
     r"|\b(?:let's|let us|we'll|i'll|we will|i will|we can|we could|i'd like|we'd like|i want|we want) (?:do|have|take|get|use|call|try|book|pick|choose|switch to|move to) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*(?:[,;][^,;]*)?[.!]?$"
     r"|^(?:ok(?:ay)?,?\s*|fine,?\s*|right,?\s*)?(?:the |a |an |some )?(?P<g>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) (?:will do|'ll do|is fine|then)\s*[.!]?$"
     r"|(?:^|[,;]\s*|\b(?:use|do|have|take|get|try|book|pick|choose) (?:the |a |an |some )?)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b"
-    r"|^(?P<f>[A-Z][\w'-]*(?: [\w'-]+){0,3}?),? please\s*[.!]?$",  # "Goatskin, please."
+    r"|^(?P<f>[A-Z][\w'-]*(?: [\w'-]+){0,3}?),? please\s*[.!]?$"  # "Goatskin, please."
+    r"|\b(?:it'll|it will|that'll|that will|it's going to|it has to|it'll have to|it will have to) be (?:the |a |an |some )?(?P<i>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$",
     re.I,
 )
 _NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
@@ -714,7 +715,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     new = next(g for g in m.groups() if g).strip()
     if _NOT_A_CHOICE.match(new) or re.search(r"\d", new) or len(new) < 3:
         return None
-    if re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 30): m.start() + 12], re.I):
+    if re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 12): m.start() + 12], re.I):
         return None  # "Brown doesn't go with a thing he owns": a refusal, not a choice
     said = f"{earlier} {text[: m.start()]}".lower()
     new_words = set(re.findall(r"[a-z]{3,}", new.lower()))
@@ -730,7 +731,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
     # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
     # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
-    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g")):
+    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i")):
         return None
     notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
     words = re.findall(r"[a-z][a-z'-]*", said)
