@@ -478,3 +478,20 @@ def test_fourth_round_more_values_that_stay(utterances: list[str], values: list[
         assert value in text, text
     if utterances[0].startswith("Pocket"):
         assert all(i.kind != "time" for i in state.all_items()), text
+
+
+FOURTH_ROUND_LAST = [
+    ("zh", "one end of a stored range", ["周六值班，从早上八点到下午四点。"], "下班时间改到五点半吧，那天要盘点。", "下午四点", "五点半"),
+    ("en", "a new person in the place of one named", ["The first aid course is for me and Sam Okoro."], "Sam's on holiday that week, so put Priya Shah in his place.", "Sam Okoro", "Priya Shah"),
+    ("en", "an amount with thousands marked", ["The quote came to £2,450."], "Sorry, I misread it, it's £2,540.", "£2,450", "£2,540"),
+]
+
+
+@pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), FOURTH_ROUND_LAST, ids=[c[1] + "-" + c[0] for c in FOURTH_ROUND_LAST])
+def test_fourth_round_last_corrections(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    assert_replaced(say(*before, words, lang=lang), old, new)
+
+
+def test_the_speaker_is_no_part_of_a_name() -> None:
+    state = say("Ask for Colin in accounts.", "Colin's left the company, it's Bernadette I need.")
+    assert [i.value for i in state.all_items() if i.kind == "name"] == ["Bernadette"], state.memory_text()

@@ -22,7 +22,7 @@ from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _ove
 from sotto.text.questions import asks
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
-_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]|(?<=hundred) and |(?<=thousand) and )(?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
+_NUM = rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]|(?<=hundred) and |(?<=thousand) and )(?:{EN_NUMBER_WORDS}|thousand|million))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
     rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|(?!is\b|was\b|has\b|suits\b|works\b)[a-z]+s)\b)"
@@ -291,6 +291,10 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_TIME_SHIFT.finditer(text):
         earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if earlier else 1)
+    for m in re.finditer(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])", text):
+        counted = _EN_QUANTITY.match(text, m.start())
+        if counted is None or _en_quantity(counted, text) is None:
+            add(m.start(), m.end(), KIND_NUMBER)  # "£1,840": one amount, its thousands marked
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
     for m in _QUOTED.finditer(text):
@@ -391,6 +395,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         ):
             start += len(tokens[0]) + 1
             tokens = tokens[1:]
+        while len(tokens) > 1 and tokens[-1] in ("I", "I'm", "I'll", "I'd", "I've"):
+            tokens = tokens[:-1]  # "it's Bernadette I need": the speaker, not a surname
         if not tokens or (len(tokens) == 1 and len(tokens[0].strip("'’")) == 1):
             continue  # "P, R, Y, C, E": letters spelled out, not names
         if len(tokens) == 1 and re.fullmatch(_TITLE + r"(?:'s|’s)?", tokens[0]):

@@ -329,6 +329,18 @@ def decide_values(
                 new_item.value = _replace_tail_digits(target.value, tail)
                 new_item.key = target.key
                 decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
+        # 1c. "finish at 5 pm", 下班时间改成六点半: one end of a stored range ("1 pm to 4 pm", 九点到五点)
+        if decision is None and v.kind == KIND_TIME and not _RANGE_SPLIT.search(v.text):
+            end = _RANGE_END_SAID.search(statement.text[max(0, v.start - 30): v.start] + " " + v.context)
+            ranges = [s for s in candidates if s.kind == KIND_TIME and _RANGE_SPLIT.search(s.value)]
+            if end and ranges:
+                target = max(ranges, key=lambda s: (s.turn, candidates.index(s)))
+                first, sep, last = _RANGE_SPLIT.split(target.value, maxsplit=1)[0], _RANGE_SPLIT.search(target.value).group(0), _RANGE_SPLIT.split(target.value, maxsplit=1)[-1]  # type: ignore[union-attr]
+                start_said = end.group("start") is not None
+                if not _same_value(Item(key="", value=last if not start_said else first, kind=KIND_TIME), v.text):
+                    new_item.value = f"{v.text}{sep}{last}" if start_said else f"{first}{sep}{v.text}"
+                    new_item.key = target.key
+                    decision = Decision(UPDATE, new_item, target, "one end of a stored range")
         # 2. a repeat (also of a value this sentence already gave: "the 15th ... on the 15th")
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
@@ -342,8 +354,10 @@ def decide_values(
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored))
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
-            # in the same turn: the new one takes the place of the one named.
-            before = [s for s in (earlier_names or []) if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
+            # in the same turn: the new one takes the place of the one named. Within one sentence
+            # the place must be said: "Tom's on nights that week, so put Kerry Doyle in his place."
+            here = [d.target for d in out.decisions if d.op == NOOP and d.target is not None and d.target.kind == KIND_NAME] if _IN_PLACE_OF.search(statement.text) else []
+            before = [s for s in (earlier_names or []) + here if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
             if before:
                 decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
         if decision is None:
@@ -353,6 +367,9 @@ def decide_values(
         if decision.op == UPDATE and decision.target is not None:
             if not new_item.key or (not v.key and v.kind != KIND_QUANTITY):
                 new_item.key = decision.target.key
+            elif decision.target.value in new_item.key:
+                # "Colin's left the company, it's Bernadette I need": the old value is no part of the new one's key.
+                new_item.key = " ".join(re.sub(rf"{re.escape(decision.target.value)}(?:'s|’s)?", " ", new_item.key).split()) or decision.target.key
             elif decision.target.key and decision.target.key not in new_item.key:
                 # The new value is about what the old one was about, and what was said now.
                 joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
@@ -646,6 +663,17 @@ _TOTAL_BEFORE = re.compile(
     r"|(?:这样就|那就|一共|总共|加起来|就是|加到|增加到|减到|减少到|变成)(?:是|有)?$",
     re.I,
 )
+
+
+_RANGE_SPLIT = re.compile(r"\s*(?:\bto\b|\btill\b|\buntil\b|–|-(?=\s*\d)|到|至)\s*")
+_RANGE_END_SAID = re.compile(
+    r"(?P<end>\b(?:finish|finishing|finishes|end|ends|ending|until|till|done by|wrap up|close|closing|out by)\b|下班|结束|收工|散场|截止)"
+    r"|(?P<start>\b(?:start|starting|starts|begin|beginning|begins|from|kick off|open|opening)\b|上班|开始|开工|开场)",
+    re.I,
+)
+
+
+_IN_PLACE_OF = re.compile(r"\b(?:in (?:his|her|their) place|instead of (?:him|her|them)|(?:cover|covers|covering|stand in|stands in|standing in|fill in|fills in|filling in) for (?:him|her|them))\b|替(?:他|她)|代替(?:他|她)|顶(?:他|她)的", re.I)
 
 
 def _near(a: str, b: str) -> bool:
