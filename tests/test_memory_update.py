@@ -495,3 +495,16 @@ def test_fourth_round_last_corrections(lang: str, name: str, before: list[str], 
 def test_the_speaker_is_no_part_of_a_name() -> None:
     state = say("Ask for Colin in accounts.", "Colin's left the company, it's Bernadette I need.")
     assert [i.value for i in state.all_items() if i.kind == "name"] == ["Bernadette"], state.memory_text()
+
+
+def test_one_of_a_list_retracted_keeps_the_rest() -> None:
+    text = say("露营要带帐篷和睡袋。", "帐篷就不要了，营地有。", lang="zh").memory_text()
+    assert "帐篷" not in text and "睡袋" in text, text
+
+
+def test_just_the_one_is_a_count() -> None:
+    assert_replaced(say("Collect two sofas on Monday.", "My sister's having one of them, so it's just the one sofa now."), "two sofas", "one sofa")
+
+
+def test_a_place_named_by_its_first_word_then_chosen_instead() -> None:
+    assert_replaced(say("体检约在城南体检中心。", "城南那边约满了，城北还有号，就城北吧。", lang="zh"), "城南体检中心", "城北")

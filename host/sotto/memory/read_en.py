@@ -81,7 +81,7 @@ _EN_CHOICE = re.compile(
     rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
     r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
     r"|(?<=\bthe )(?:extra[- ]small|small|medium|large|extra[- ]large)\b(?=\s+(?:is|was|comes|came|fits|fitted|runs|ran|'s)\b)"  # "the medium comes up big"
-    r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then)|[,.;!?]|$)",
+    r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then|is)\b|'s\b|[,.;!?]|$)",
     re.I,
 )
 _EN_FRACTION = re.compile(
@@ -160,7 +160,7 @@ _EN_NEGATED_BEFORE = re.compile(
     r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno|\bdid (?:i|we) (?:say|tell you)"
     r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
     r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?"
-    r"|\b(?:full|booked up|fully booked|shut|closed|away|busy|unavailable|on leave|working|sold out) (?:on|at|for|that|this))\s+(?:the |at |on |for |in )?$",
+    r"|\b(?:full|booked up|fully booked|shut|closed|away|busy|unavailable|on leave|working|sold out) (?:on|at|for|that|this))\s+(?:the |at |on |for |in |an? )?$",
     re.I,
 )  # "he can't do the ninth", "it's full on the ninth", "she's working that Saturday": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
@@ -242,7 +242,7 @@ def _en_quantity(m: re.Match[str], text: str) -> tuple[int, str] | None:
         return None  # "2270 C", "two r's": a code or a letter, not a counted thing
     if first == "of" and unit.lower() not in ("of us", "of them"):
         return None  # "one of the guests": a person, not a count
-    if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I):
+    if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I) and not re.search(r"\b(?:just|only) the\s+$", text[: m.start()], re.I):
         return None  # "the one next door", "the one ending 0938": a pronoun, not a count
     parts = re.split(r"[\s-]", unit)
     if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):

@@ -464,6 +464,10 @@ def _without_clause(text: str, what: str, lang: str) -> str | None:
     """`text` without the clauses that name `what`; None when no clause, or every clause, does."""
     clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", text) if c.strip(" ，,;；")]
     kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
+    if len(clauses) == 1 and lang == "zh" and what in text:
+        # "义工要带手套和口罩" without 手套: one of a list of things goes with its 和 or 、
+        rest = re.sub(rf"{re.escape(what)}(?:和|、|及|跟)|(?:和|、|及|跟){re.escape(what)}", "", text, count=1)
+        return rest if rest != text else None
     if not kept or len(kept) == len(clauses):
         return None
     return ("".join(kept) if lang == "zh" else " ".join(kept)).strip(" ，,;；")
@@ -749,7 +753,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|就(?=[^，。！？；、,.!?;\s]{2,8}?吧)|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
 def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
@@ -763,10 +767,14 @@ def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str
     head = text[: m.start()]
     if not any(i.value in head for i in _typed(state.all_items()) if i.kind in ("place", "name", "item") and len(i.value) >= 2):
         head = earlier + head  # the thing was named in an earlier sentence of the turn (often a question)
+    # A stored place named by its first word ("天河" for 天河出入境大厅) is named too.
+    shortened = [i for i in _typed(state.all_items()) if i.kind == "place" and len(i.value) > 3 and i.value[:2] in head and i.value not in head and i.value[:2] not in new]
     items = state.all_items()
     if any(new in i.value for i in items):
         return None
     stored = [i.value for i in _typed(items) if i.kind in ("place", "name", "item") and len(i.value) >= 2 and i.value in head and i.value not in new]
+    if not stored and len(shortened) == 1:
+        return shortened[0].value, new
     if len(stored) == 1:
         return stored[0], new
     if stored:
