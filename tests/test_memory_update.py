@@ -508,3 +508,9 @@ def test_just_the_one_is_a_count() -> None:
 
 def test_a_place_named_by_its_first_word_then_chosen_instead() -> None:
     assert_replaced(say("体检约在城南体检中心。", "城南那边约满了，城北还有号，就城北吧。", lang="zh"), "城南体检中心", "城北")
+
+
+def test_a_person_taken_off_by_a_pronoun() -> None:
+    state = say("Book the minibus for me and Dev on Friday.", "Dev's hurt his back, so take him off the booking.")
+    text = state.memory_text()
+    assert "Dev" not in text and "Friday" in text, text
