@@ -878,7 +878,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             what = next((g for g in retract.groups() if g), "")
             if what.lower() in ("him", "her", "them"):
                 # "Jonah's licence has lapsed, so take him off the booking": the person named before.
-                people = [v.text for v in st.values if v.kind == "name" and any(v.text in i.value for i in w.stored() if i.kind == "name")]
+                people = [i.value for i in w.stored() if i.kind == "name" and re.search(rf"(?<!\w){re.escape(i.value)}(?!\w)", " ".join(sentences[: index + 1]))]
                 people += [i.value for i in named_people]
                 what = people[0] if people else what
             # The thing and the values said of it go ("剪刀不磨了" takes 剪刀's price with it).
