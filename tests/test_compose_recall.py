@@ -292,3 +292,56 @@ def test_one_question_word_over_two_things_asks_both() -> None:
     assert "tan" in reply.lower() and "18 millimetres" in reply
     # "what day and time" stays one ask: a day with its time.
     assert len(question_asks("What day and time is it?")) == 1
+
+
+# ------------------------------------------------------------------ which item answers a question asking no kind
+
+
+def test_a_value_keyed_by_the_subject_beats_a_note_that_repeats_it() -> None:
+    # "Which locker?": the number keyed "locker" answers; the note only says a locker was given.
+    state = _state(
+        Item(key="gym locker", value="They gave me a locker at the gym", kind=KIND_NOTE, turn=1),
+        Item(key="locker", value="B-117", kind=KIND_NUMBER, turn=2),
+    )
+    reply, _ = _ask(state, "Which locker have I got?")
+    assert "B-117" in reply
+    # But "What cheese?" asks which cheese (the note's words), not how much of it or its colour ...
+    state = _state(
+        Item(key="grams smoked cheddar cheese", value="300 grams", kind=KIND_QUANTITY, turn=1),
+        Item(key="smoked cheddar cheese", value="orange", kind=KIND_ITEM, turn=1),
+        Item(key="cheese", value="300 grams of the orange smoked cheddar cheese", kind=KIND_NOTE, turn=1),
+    )
+    reply, _ = _ask(state, "What cheese am I picking up?")
+    assert "cheddar" in reply
+    # ... and "Which knee?" is not the surgeon's name, though the name was said with the knee.
+    state = _state(
+        Item(key="Surgery left knee hospital", value="Mr Osei", kind=KIND_NAME, turn=1),
+        Item(key="Surgery left knee", value="Surgery on my left knee with Mr Osei at St Mary's", kind=KIND_NOTE, turn=1),
+    )
+    reply, _ = _ask(state, "Which knee is it?")
+    assert "left" in reply
+
+
+def test_which_one_of_a_kind_of_person_asks_for_a_name() -> None:
+    state = _state(
+        Item(key="订的阿姨", value="李秀英", kind=KIND_NAME, turn=1),
+        Item(key="订的阿姨", value="订的阿姨是李秀英，住家的", kind=KIND_NOTE, turn=1),
+    )
+    reply, _ = _ask(state, "订的是哪个阿姨？")
+    assert reply == "李秀英。"
+
+
+def test_a_follow_up_with_its_own_question_word_asks_for_itself() -> None:
+    # "And what's Jonah making?" after a time question asks what, not when; "my brother"
+    # is Jonah, the person asked about, not what he makes.
+    state = _state(
+        Item(key="party starts", value="7 pm", kind=KIND_TIME, turn=1),
+        Item(key="Jonah", value="my brother", kind=KIND_NAME, turn=2),
+        Item(key="Jonah said he'd trifle", value="Jonah said he'd do the trifle", kind=KIND_NOTE, turn=3),
+        Item(key="Jonah arrives", value="8 pm", kind=KIND_TIME, turn=3),
+    )
+    thread = RecallThread()
+    _ask(state, "What time does the party start?", thread)
+    state.last_topic = KIND_TIME
+    reply, _ = _ask(state, "And what's Jonah making?", thread)
+    assert "trifle" in reply

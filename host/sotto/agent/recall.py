@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
 from sotto.memory.state import SessionState
-from sotto.memory.statements import asked_kinds, content_stems
+from sotto.memory.statements import asked_kinds, content_stems, is_role_word
 from sotto.memory.text import stem
 
 _QUESTION_WORDS = frozenset(
@@ -90,7 +90,17 @@ def _kinds_of(text: str) -> tuple[str, ...]:
     kinds = asked_kinds(text)
     if not kinds and _ZH_COUNT_ASK.search(text):
         kinds = (KIND_QUANTITY, KIND_NUMBER)  # 几楼, 几排: a number with its label
+    if not kinds and _asks_which_person(text):
+        kinds = (KIND_NAME,)
     return kinds
+
+
+def _asks_which_person(text: str) -> bool:
+    """"Which nanny", 哪个阿姨: which one of a kind of person asks for a name."""
+    for m in _EN_DETERMINER.finditer(text):
+        if is_role_word("my " + m.group(0).split()[-1]):
+            return True
+    return any(is_role_word(m.group("noun")) for m in _ZH_WHICH_NOUN.finditer(text))
 
 
 def _ask(text: str) -> Ask:
@@ -120,6 +130,14 @@ def _distributed(part: str) -> list[Ask]:
     return [_ask(part)]
 
 
+# "And what's Ruth making?" asks a question of its own; "And what about Gerald?" asks the last one again.
+_ABOUT = re.compile(r"\b(?:what|how) about\b", re.I)
+
+
+def _own_question(text: str) -> bool:
+    return bool(_WH.search(_ABOUT.sub(" ", text)))
+
+
 def is_follow_up_text(question: str) -> bool:
     return bool(_FOLLOW_UP.search(question.strip()))
 
@@ -145,10 +163,10 @@ def question_asks(question: str, previous_kind: str = "", thread: RecallThread |
             given = frozenset(i.value for i in thread.answered) if thread is not None else frozenset()
             out.append(Ask(ask.text, last.kinds, last.subject | ask.subject, last.day_and_time, given=given))
             continue
-        if not ask.kinds and last is not None and last.kinds and is_follow_up_text(ask.text):
+        if not ask.kinds and last is not None and last.kinds and is_follow_up_text(ask.text) and not _own_question(ask.text):
             out.append(Ask(ask.text, last.kinds, ask.subject, ask.day_and_time, soft_kinds=bool(ask.subject)))
             continue
-        if not ask.kinds and previous_kind in RELATED_KINDS and (
+        if not ask.kinds and previous_kind in RELATED_KINDS and not _own_question(ask.text) and (
             is_follow_up_text(ask.text) or (len(merged) == 1 and not _WH.search(ask.text))
         ):
             ask = Ask(ask.text, RELATED_KINDS[previous_kind], ask.subject, ask.day_and_time, soft_kinds=bool(ask.subject))
@@ -203,6 +221,8 @@ def _label_bonus(ask: Ask, item: Item) -> float:
             bonus += 2.0 if money else -1.0
         elif money and _ASKS_COUNT.search(ask.text):
             bonus -= 1.0
+    if item.kind == KIND_NOTE:
+        return bonus  # a label is carried by a value ("flat 5"); in a note it is only the subject named
     for m in _EN_LABEL.finditer(ask.text):
         label = (m.group("label") or m.group("label2")).lower()
         if label in _QUESTION_WORDS or stem(label) not in content_stems(item.value):
@@ -214,6 +234,51 @@ def _label_bonus(ask: Ask, item: Item) -> float:
         if item.kind != KIND_NOTE and m.group("label") in item.value:
             bonus += 2.0
     return bonus
+
+
+# "What leather", "which walk", 什么项目, 哪个牌子: a question word before a noun asks which
+# one of a kind of thing, not for a measure of it.
+_EN_DETERMINER = re.compile(
+    r"\b(?:what|which)\s+(?!(?:is|are|was|were|did|do|does|will|would|can|could|should|has|have|had|i|you|he|she|it|we|they"
+    r"|the|a|an|my|your|his|her|our|their|this|that|there|about)\b)[a-z]{3,}",
+    re.I,
+)
+_ZH_WHICH_NOUN = re.compile(r"(?:哪个|哪位|什么)(?P<noun>[\u4e00-\u9fff]{2})")
+_ZH_DETERMINER = re.compile(r"(?:什么|啥|哪个|哪种|哪家|哪款)(?=[\u4e00-\u9fff])(?!时候|时间)")
+_NAMING_KINDS = (KIND_NUMBER, KIND_NAME, KIND_PLACE)
+
+
+def _untyped_ask_fit(ask: Ask, item: Item, key_hits: int) -> float:
+    """How well a value about the subject answers a question that asks for no kind.
+    A number, name or place keyed by the subject names it ("What desk?" -> 3C22, "Which
+    pool?" -> Queensway) and beats a note that only repeats the subject; keyed by a long
+    frame it is more likely another part of the sentence ("Which shoulder?" is not the
+    physio's name). A time or date answers "when"; an amount answers "what's it set to",
+    not "what milk" or "which walk" (which one: told better by the note's own words)."""
+    determiner = bool(_EN_DETERMINER.search(ask.text) or _ZH_DETERMINER.search(ask.text))
+    if item.kind in _NAMING_KINDS:
+        focused = 3 * key_hits >= len(content_stems(item.key))
+        return 1.0 if focused else (-1.0 if determiner else 0.0)
+    if item.kind in (KIND_TIME, KIND_DATE):
+        return -1.0
+    if item.kind == KIND_QUANTITY:
+        return -1.0 if determiner else 1.0
+    return 0.0
+
+
+def _head_hits(wanted: frozenset[str], words: set[str]) -> set[str]:
+    """The wanted words said whole or as the head of a compound: a workbook is a book,
+    a locksmith is not a lock."""
+    return {w for w in wanted if w in words or (len(w) >= 4 and any(len(x) > len(w) and x.endswith(w) for x in words))}
+
+
+def _names_the_subject(item: Item, wanted: frozenset[str]) -> bool:
+    """A name and a role word for one person, one of them asked about: the person the
+    question is about ("What's Ruth making?" with "my sister" stored for Ruth)."""
+    key_words = content_stems(item.key)
+    if is_role_word(item.value):
+        return bool(mentioned(wanted, key_words))
+    return any(is_role_word(w) for w in key_words & wanted)
 
 
 def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
@@ -236,13 +301,21 @@ def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
             continue
         if ask.soft_kinds and not (key_hits or value_hits):
             continue  # "And the serial?": about the serial first, of the kind last asked only then
-        about = 2.0 * len(key_hits) + (1.5 if item.kind != KIND_NOTE else 1.0) * len(value_hits)
-        if item.kind != KIND_NOTE and item.turn:
-            about += 0.5 * len(mentioned(wanted, by_turn.get(item.turn, set())) - key_hits - value_hits)
+        if item.kind == KIND_NOTE:
+            # A note's key is taken from its own words: a word in both is one mention.
+            about = 2.0 * len(key_hits | value_hits)
+        else:
+            about = 2.0 * len(key_hits) + 1.5 * len(value_hits)
+            if (key_hits or value_hits) and not kinds:
+                about += _untyped_ask_fit(ask, item, len(_head_hits(wanted, content_stems(item.key))))
+            if item.turn:
+                about += 0.5 * len(mentioned(wanted, by_turn.get(item.turn, set())) - key_hits - value_hits)
         score = about + _label_bonus(ask, item)
         said = content_stems(item.value)
         if item.kind in (KIND_NAME, KIND_PLACE, KIND_ITEM) and said and said <= wanted:
             score -= 3.0  # the value only names what the question is about ("老周点的是什么？" is not 老周)
+        elif item.kind == KIND_NAME and KIND_NAME not in kinds and _names_the_subject(item, wanted):
+            score -= 3.0  # "my sister" stored for Ruth, 梁子涵 for 妹妹: who the question is about, not what it asks
         if kinds:
             if item.kind in kinds:
                 score += 3.0 if item.kind == kinds[0] else 1.5
