@@ -345,3 +345,61 @@ def test_a_follow_up_with_its_own_question_word_asks_for_itself() -> None:
     state.last_topic = KIND_TIME
     reply, _ = _ask(state, "And what's Jonah making?", thread)
     assert "trifle" in reply
+
+
+def test_called_asks_for_names_and_both_said_together_are_given() -> None:
+    state = _state(
+        Item(key="goldfish", value="three goldfish", kind=KIND_QUANTITY, turn=1),
+        Item(key="goldfish tank", value="Bubbles", kind=KIND_NAME, turn=1),
+        Item(key="goldfish tank", value="Nemo", kind=KIND_NAME, turn=1),
+    )
+    reply, _ = _ask(state, "What are the goldfish called?")
+    assert "Bubbles" in reply and "Nemo" in reply
+
+
+def test_plural_days_and_a_deadline_ask_for_a_day() -> None:
+    state = _state(
+        Item(key="swimming lessons", value="Tuesdays", kind=KIND_DATE, turn=1),
+        Item(key="swimming lessons", value="the green hat", kind=KIND_ITEM, turn=2),
+        Item(key="swimming kit", value="2 towels", kind=KIND_QUANTITY, turn=3),
+        Item(key="form back", value="the 12th", kind=KIND_DATE, turn=4),
+    )
+    reply, _ = _ask(state, "Which days are the swimming lessons?")
+    assert "Tuesdays" in reply
+    reply, _ = _ask(state, "And what's the deadline for the form?")
+    assert "12th" in reply
+
+
+def test_an_id_word_asks_for_a_number_and_a_numbered_building_is_not_a_date() -> None:
+    state = _state(
+        Item(key="van hire", value="Saturday", kind=KIND_DATE, turn=1),
+        Item(key="van's reg", value="LK21 WXP", kind=KIND_NUMBER, turn=2),
+    )
+    reply, _ = _ask(state, "What's the van's registration?")
+    assert "LK21 WXP" in reply
+    state = _state(
+        Item(key="体检", value="周五上午", kind=KIND_DATE, turn=1),
+        Item(key="体检在", value="3号楼", kind=KIND_NUMBER, turn=2),
+    )
+    reply, _ = _ask(state, "体检在几号楼？")
+    assert "3号楼" in reply
+
+
+def test_the_start_of_a_range_is_not_its_end() -> None:
+    state = _state(
+        Item(key="studio booked", value="10 am", kind=KIND_TIME, turn=1),
+        Item(key="studio booked until", value="2 pm", kind=KIND_TIME, turn=1),
+        Item(key="finish", value="3 pm", kind=KIND_TIME, turn=2),
+    )
+    reply, _ = _ask(state, "When does my studio session start?")
+    assert "10 am" in reply
+
+
+def test_a_second_part_without_a_subject_asks_about_the_first_parts() -> None:
+    state = _state(
+        Item(key="collecting keys from", value="Mrs Patel", kind=KIND_NAME, turn=1),
+        Item(key="collecting keys from", value="at the side door", kind=KIND_PLACE, turn=1),
+        Item(key="bins", value="behind the garage", kind=KIND_PLACE, turn=2),
+    )
+    reply, _ = _ask(state, "Who am I collecting the keys from, and where?")
+    assert "Mrs Patel" in reply and "side door" in reply

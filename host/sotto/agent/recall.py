@@ -82,17 +82,37 @@ class RecallThread:
 _QUESTION_STEMS = frozenset(stem(w) for w in _QUESTION_WORDS)
 
 
+_ZH_QUESTION_WORDS = frozenset(("时候", "时间"))  # 什么时候 asks when; it is about nothing
+
+
 def question_keys(question: str) -> set[str]:
-    return {k for k in content_stems(question) if k not in _QUESTION_WORDS and k not in _QUESTION_STEMS}
+    return {k for k in content_stems(question) if k not in _QUESTION_WORDS and k not in _QUESTION_STEMS and k not in _ZH_QUESTION_WORDS}
+
+
+# What else a question word asks for: "what are the cats called" a name, "which days" a
+# day, "what's the deadline" a day, "the application number" a number.
+_MORE_ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"\b(?:called|named)\b|\bnames?\b(?!\s+(?:of|on|for)\b)|叫什么|什么名字|名字", re.I), (KIND_NAME, KIND_PLACE)),
+    (re.compile(r"\b(?:what|which) (?:days|dates|nights|evenings|mornings)\b|\bdeadline\b|\bdue\b|截止", re.I), (KIND_DATE, KIND_TIME)),
+    (re.compile(r"\b(?:number|code|reference|ref|registration|reg|serial|postcode|pin|id)\b(?!\s+of\b)|号码|编号|型号|货号|单号|车牌", re.I), (KIND_NUMBER, KIND_QUANTITY)),
+)
+_ZH_NUMBERED_PLACE = re.compile(r"几号(?:楼|房|室|床|门|栋|线|站台|车厢|柜|桌|位)")
 
 
 def _kinds_of(text: str) -> tuple[str, ...]:
     kinds = asked_kinds(text)
     if not kinds and _ZH_COUNT_ASK.search(text):
         kinds = (KIND_QUANTITY, KIND_NUMBER)  # 几楼, 几排: a number with its label
-    if not kinds and _asks_which_person(text):
-        kinds = (KIND_NAME,)
-    return kinds
+    if kinds == (KIND_DATE, KIND_TIME) and _ZH_NUMBERED_PLACE.search(text):
+        kinds = (KIND_NUMBER, KIND_QUANTITY)  # 几号楼, 几号床: a numbered place, not a day of the month
+    if kinds:
+        return kinds
+    for pattern, asked in _MORE_ASKS:
+        if pattern.search(text):
+            return asked
+    if _asks_which_person(text):
+        return (KIND_NAME,)
+    return ()
 
 
 def _asks_which_person(text: str) -> bool:
@@ -156,6 +176,11 @@ def question_asks(question: str, previous_kind: str = "", thread: RecallThread |
             merged[-1] = Ask(f"{prev.text} {ask.text}", ask.kinds, prev.subject | ask.subject, ask.day_and_time)
         else:
             merged.append(ask)
+    for at in range(1, len(merged)):
+        ask, before = merged[at], merged[at - 1]
+        if ask.kinds and not ask.subject and before.subject:
+            # "Who am I meeting and where?": the second part asks about what the first named.
+            merged[at] = Ask(ask.text, ask.kinds, before.subject, ask.day_and_time)
     out: list[Ask] = []
     last = thread.ask if thread is not None else None
     for ask in merged:
@@ -281,6 +306,24 @@ def _names_the_subject(item: Item, wanted: frozenset[str]) -> bool:
     return any(is_role_word(w) for w in key_words & wanted)
 
 
+# The end of a range ("1 pm until 4 pm": the 4 pm is keyed "until"), and questions asking
+# for its start or its end.
+_RANGE_END_KEY = re.compile(r"\b(?:until|till|to|finish\w*|end\w*|clos\w*|over)\b|结束|截止|到$|下班", re.I)
+_ASKS_START = re.compile(r"\b(?:start\w*|begin\w*|from|open\w*)\b|开始|上班|几点起", re.I)
+_ASKS_END = re.compile(r"\b(?:finish\w*|end\w*|until|till|clos\w*|over|done)\b|结束|到几点|几点完|下班", re.I)
+
+
+def _range_end_fit(question: str, key: str) -> float:
+    """"When does my slot start?" wants the start of a range, not the value keyed as its
+    end; "When do I finish?" wants the end."""
+    at_end = _RANGE_END_KEY.search(key) is not None
+    if _ASKS_START.search(question) and not _ASKS_END.search(question):
+        return -2.0 if at_end else 0.0
+    if _ASKS_END.search(question) and not _ASKS_START.search(question):
+        return 1.0 if at_end else 0.0  # a preference only: the end is not always keyed as one
+    return 0.0
+
+
 def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
     """Items that could answer the ask, best first (ties: the most recently said first)."""
     wanted = ask.subject
@@ -323,6 +366,8 @@ def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
                 score -= 1.0  # a note answers "when" only when nothing typed does
             elif not (ask.soft_kinds and (key_hits or value_hits)):
                 score -= 3.0  # a follow-up naming a new subject may ask for another kind ("And the slabs?")
+        if item.kind in (KIND_TIME, KIND_DATE) and kinds:
+            score += _range_end_fit(ask.text, item.key)
         if item.kind == KIND_TIME and kinds:
             # A time said for a given day answers a question about that day; a question about
             # no day wants the time said for no day (3:15, not 1:30 on Wednesdays), if there is one.
