@@ -403,3 +403,20 @@ def test_a_second_part_without_a_subject_asks_about_the_first_parts() -> None:
     )
     reply, _ = _ask(state, "Who am I collecting the keys from, and where?")
     assert "Mrs Patel" in reply and "side door" in reply
+
+
+def test_a_chinese_word_inside_a_longer_stored_word_is_a_mention() -> None:
+    state = _state(
+        Item(key="球鞋子", value="四十二码", kind=KIND_NUMBER, turn=1),
+        Item(key="校服裤子", value="一百四十码", kind=KIND_NUMBER, turn=2),
+    )
+    reply, _ = _ask(state, "鞋买什么码？")
+    assert "四十二码" in reply
+
+
+def test_the_kinds_a_question_word_asks_for_route_it_to_memory() -> None:
+    # "Which night": a day, asked in the first person, so only the user could have told us.
+    state = _state(Item(key="quiz team", value="Wednesday", kind=KIND_DATE, turn=1))
+    rules = extract("Which night am I going?", state)
+    assert rules.state is not None
+    assert route_turn("Which night am I going?", rules, rules.state).name == MEMORY

@@ -93,13 +93,14 @@ def question_keys(question: str) -> set[str]:
 # day, "what's the deadline" a day, "the application number" a number.
 _MORE_ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\b(?:called|named)\b|\bnames?\b(?!\s+(?:of|on|for)\b)|叫什么|什么名字|名字", re.I), (KIND_NAME, KIND_PLACE)),
-    (re.compile(r"\b(?:what|which) (?:days|dates|nights|evenings|mornings)\b|\bdeadline\b|\bdue\b|截止", re.I), (KIND_DATE, KIND_TIME)),
+    (re.compile(r"\b(?:what|which) (?:days|dates|nights?|evenings?|mornings?|weekends?)\b|\bdeadline\b|\bdue\b|截止", re.I), (KIND_DATE, KIND_TIME)),
     (re.compile(r"\b(?:number|code|reference|ref|registration|reg|serial|postcode|pin|id)\b(?!\s+of\b)|号码|编号|型号|货号|单号|车牌", re.I), (KIND_NUMBER, KIND_QUANTITY)),
 )
 _ZH_NUMBERED_PLACE = re.compile(r"几号(?:楼|房|室|床|门|栋|线|站台|车厢|柜|桌|位)")
 
 
-def _kinds_of(text: str) -> tuple[str, ...]:
+def question_kinds(text: str) -> tuple[str, ...]:
+    """The kinds of value a question (or one ask of it) wants, first the likeliest."""
     kinds = asked_kinds(text)
     if not kinds and _ZH_COUNT_ASK.search(text):
         kinds = (KIND_QUANTITY, KIND_NUMBER)  # 几楼, 几排: a number with its label
@@ -126,7 +127,7 @@ def _asks_which_person(text: str) -> bool:
 def _ask(text: str) -> Ask:
     return Ask(
         text=text,
-        kinds=_kinds_of(text),
+        kinds=question_kinds(text),
         subject=frozenset(question_keys(text)),
         day_and_time=bool(_ASKS_DAY.search(text) and _ASKS_CLOCK.search(text)),
     )
@@ -208,11 +209,13 @@ def all_items(state: SessionState) -> list[Item]:
 
 def mentioned(wanted: set[str] | frozenset[str], words: set[str]) -> set[str]:
     """The wanted words said in `words`, whole or inside a longer compound ("booth" in
-    "photobooth"; only for words of four letters or more, so "car" is not in "carer")."""
+    "photobooth"; in English only for words of four letters or more, so "car" is not in "carer")."""
     found = set(wanted & words)
     for w in wanted - found:
         if len(w) >= 4 and w.isascii() and any(len(x) > len(w) and w in x for x in words):
             found.add(w)
+        elif not w.isascii() and any(len(x) > len(w) and w in x for x in words if not x.isascii()):
+            found.add(w)  # 鞋 in 鞋子, 机场 in 浦东机场: a Chinese word inside a longer one
     return found
 
 

@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Callable
 
 from sotto.agent.compose import asks_to_recall_all
-from sotto.agent.recall import all_items, answers_from_memory, is_follow_up, is_follow_up_text, mentioned, question_keys, ranked
+from sotto.agent.recall import all_items, answers_from_memory, is_follow_up, is_follow_up_text, mentioned, question_keys, question_kinds, ranked
 from sotto.agent.reference import Reference
 from sotto.memory.rules import RuleResult
 from sotto.memory.state import SessionState
@@ -153,11 +153,11 @@ def _memory_answers(question: str, state: SessionState, lang: str) -> bool:
         return True  # "Can you read back my order?", "And on the other days?"
     stored = set().union(*(content_stems(i.key) | content_stems(i.value) for i in all_items(state)))
     asked = question_keys(question)
-    if is_follow_up_text(question) and not asked_kinds(question) and stored and (not asked or mentioned(asked, stored)):
+    if is_follow_up_text(question) and not question_kinds(question) and stored and (not asked or mentioned(asked, stored)):
         return True  # "And mine?", "And the cut?": the conversation goes on about what was asked last
     if any(stem(n.lower()) in stored for n in _EN_PROPER_NAME.findall(question)):
         return True  # "What's Carlos eating?": a person or place the user told us about
-    kinds = asked_kinds(question)
+    kinds = question_kinds(question)
     zh = lang == "zh"
     first_person = (_ZH_FIRST_PERSON if zh else _EN_FIRST_PERSON).search(question) is not None
     if kinds and first_person:
