@@ -420,3 +420,15 @@ def test_the_kinds_a_question_word_asks_for_route_it_to_memory() -> None:
     rules = extract("Which night am I going?", state)
     assert rules.state is not None
     assert route_turn("Which night am I going?", rules, rules.state).name == MEMORY
+
+
+def test_a_measure_asked_wants_its_unit() -> None:
+    # "How heavy?" wants the grams, not the degrees said later; a bare number is not ruled out.
+    state = _state(
+        Item(key="grams weighed", value="340 grams", kind=KIND_QUANTITY, turn=1),
+        Item(key="degrees oven", value="180 degrees", kind=KIND_QUANTITY, turn=2),
+    )
+    reply, _ = _ask(state, "How heavy was the loaf?")
+    assert "340 grams" in reply
+    reply, _ = _ask(state, "那个面包多重来着？")
+    assert "340 grams" in reply

@@ -239,9 +239,35 @@ def clause_about(note: str, subject: frozenset[str] | set[str]) -> str:
     return sep.join(c.strip() for c in clauses[at : at + 2])
 
 
+# What a measure is measured in: "how heavy" wants grams, not degrees.
+_DIMENSIONS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"\b(?:heavy|weigh\w*)\b|多重|重量|体重", re.I),
+     re.compile(r"\b(?:grams?|g|kilos?|kilograms?|kg|pounds?|lbs?|ounces?|oz|stone|tonnes?)\b|斤|克|公斤|千克", re.I)),
+    (re.compile(r"\b(?:hot|warm|cold|temperature)\b|温度|多少度", re.I), re.compile(r"\bdegrees?\b|°|度", re.I)),
+    (re.compile(r"\b(?:tall|wide|width|height|deep|depth|length)\b|多长|多宽|多高|多深|长度|宽度|高度", re.I),
+     re.compile(r"\b(?:metres?|meters?|centimetres?|cm|millimetres?|mm|foot|feet|inch(?:es)?|yards?|miles?|km)\b|米|寸|尺", re.I)),
+    (re.compile(r"\b(?:volume|capacity)\b|容量|多大桶", re.I), re.compile(r"\b(?:litres?|liters?|ml|millilitres?|gallons?|pints?)\b|升", re.I)),
+)
+
+
+def _dimension_fit(question: str, item: Item) -> float:
+    """A quantity in the unit of the measure asked ("how heavy" -> 850 grams) before one in
+    another unit ("five degrees")."""
+    if item.kind not in (KIND_QUANTITY, KIND_NUMBER):
+        return 0.0
+    asked = [unit for question_words, unit in _DIMENSIONS if question_words.search(question)]
+    if not asked:
+        return 0.0
+    if any(unit.search(item.value) for unit in asked):
+        return 2.0
+    if any(unit.search(item.value) for _, unit in _DIMENSIONS):
+        return -1.0  # measured in another unit; a bare number may still be the one
+    return 0.0
+
+
 def _label_bonus(ask: Ask, item: Item) -> float:
     """A value carrying the label the question asks by: 几楼 -> 21楼, "how much" -> 十块."""
-    bonus = 0.0
+    bonus = _dimension_fit(ask.text, item)
     if item.kind in (KIND_QUANTITY, KIND_NUMBER):
         # A price answers "how much is it", and only that: "how many cupcakes" is not 75p.
         money = _MONEY_VALUE.search(item.value) is not None
