@@ -432,3 +432,13 @@ def test_a_measure_asked_wants_its_unit() -> None:
     assert "340 grams" in reply
     reply, _ = _ask(state, "那个面包多重来着？")
     assert "340 grams" in reply
+
+
+def test_a_chinese_label_outweighs_the_order_of_the_kinds_asked() -> None:
+    # 几座 asks for the seats (a number carrying 座), not the party size said about the car.
+    state = _state(
+        Item(key="个人 包车坐", value="五个人", kind=KIND_QUANTITY, turn=1),
+        Item(key="越野", value="九座", kind=KIND_NUMBER, turn=2),
+    )
+    reply, _ = _ask(state, "包车是几座的？")
+    assert reply == "九座。"
