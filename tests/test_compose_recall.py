@@ -442,3 +442,23 @@ def test_a_chinese_label_outweighs_the_order_of_the_kinds_asked() -> None:
     )
     reply, _ = _ask(state, "包车是几座的？")
     assert reply == "九座。"
+
+
+def test_plural_dates_are_the_days_said_together() -> None:
+    state = _state(
+        Item(key="holiday", value="the 3rd", kind=KIND_DATE, turn=1),
+        Item(key="cottage booked from", value="the 18th", kind=KIND_DATE, turn=2),
+        Item(key="cottage booked from", value="the 22nd", kind=KIND_DATE, turn=2),
+    )
+    reply, _ = _ask(state, "Which dates is the cottage booked?")
+    assert reply == "On the 18th and on the 22nd."
+
+
+def test_the_date_asked_again_is_the_one_the_user_gave_not_today() -> None:
+    state = _state(Item(key="wedding", value="the 9th of June", kind=KIND_DATE, turn=1))
+    rules = extract("What's the date again?", state)
+    assert rules.state is not None
+    assert route_turn("What's the date again?", rules, rules.state).name == MEMORY
+    rules = extract("What's the date today?", state)
+    assert rules.state is not None
+    assert route_turn("What's the date today?", rules, rules.state).name != MEMORY

@@ -48,6 +48,7 @@ _WH = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b|什么|�
 # "And the other one?", "And mine?", 那另一个呢？, 那我呢？: the same ask again, for another thing.
 _OTHER = re.compile(r"\b(?:other|another|mine|me)\b|另一|另外|其他|别的|^那?我的?呢", re.I)
 _ASKS_DAY = re.compile(r"\b(?:day|date|night)\b|哪天|几号|星期几|周几|礼拜几|哪一天", re.I)
+_ASKS_PLURAL = re.compile(r"\b(?:days|dates|nights|times)\b", re.I)
 _ASKS_CLOCK = re.compile(r"\btime\b|几点", re.I)
 # "几楼", "哪排", "多少号": the word after the question word is the label the value carries (21楼).
 _ZH_LABEL = re.compile(r"(?:几|哪|多少)(?:个|一)?(?P<label>[\u4e00-\u9fff])")
@@ -93,7 +94,8 @@ def question_keys(question: str) -> set[str]:
 # day, "what's the deadline" a day, "the application number" a number.
 _MORE_ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\b(?:called|named)\b|\bnames?\b(?!\s+(?:of|on|for)\b)|叫什么|什么名字|名字", re.I), (KIND_NAME, KIND_PLACE)),
-    (re.compile(r"\b(?:what|which) (?:days|dates|nights?|evenings?|mornings?|weekends?)\b|\bdeadline\b|\bdue\b|截止", re.I), (KIND_DATE, KIND_TIME)),
+    (re.compile(r"\b(?:what|which) times\b", re.I), (KIND_TIME, KIND_DATE)),
+    (re.compile(r"\b(?:what|which) (?:days|dates|nights?|evenings?|mornings?|weekends?)\b|\bwhat(?:'s| is| was) the (?:date|day)\b|\bdeadline\b|\bdue\b|截止", re.I), (KIND_DATE, KIND_TIME)),
     (re.compile(r"\b(?:number|code|reference|ref|registration|reg|serial|postcode|pin|id)\b(?!\s+of\b)|号码|编号|型号|货号|单号|车牌", re.I), (KIND_NUMBER, KIND_QUANTITY)),
 )
 _ZH_NUMBERED_PLACE = re.compile(r"几号(?:楼|房|室|床|门|栋|线|站台|车厢|柜|桌|位)")
@@ -452,6 +454,10 @@ def choose(state: SessionState, ask: Ask) -> list[Item]:
             partner = of_other[0]
         if partner is not None:
             return [partner, top] if partner.kind == KIND_DATE else [top, partner]
+        if _ASKS_PLURAL.search(ask.text):
+            # "Which dates ...?": the days said together ("the 10th through the 14th").
+            together = [(o, it) for s, o, it in scored if s == top_score and it.kind == top.kind and it.turn == top.turn][:3]
+            return [it for _, it in sorted(together, key=lambda x: x[0])]  # in the order said
         return [top]
     # Two values said together ("活着 and 球状闪电") answer together; an equal value from
     # another turn is more likely one the newer replaced.

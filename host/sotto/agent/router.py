@@ -216,6 +216,8 @@ def route_turn(
         return _to_model(lang, model_does, "small talk", about_user=False)
     question = " ".join(q.raw or q.text for q in rules.questions) or words
     fact = host_fact_topic(question, lang)
+    if fact and _RECALL.search(question) and any(i.kind in question_kinds(question) for i in all_items(state)):
+        fact = ""  # "What's the date again?": the date the user told us, not today's
     if fact:
         return Route(HOST_FACT, f"the {fact} now: the host clock knows it", topic=fact)
     topic = live_topic(question, lang)
