@@ -462,3 +462,24 @@ def test_the_date_asked_again_is_the_one_the_user_gave_not_today() -> None:
     rules = extract("What's the date today?", state)
     assert rules.state is not None
     assert route_turn("What's the date today?", rules, rules.state).name != MEMORY
+
+
+def test_a_measure_named_asks_for_an_amount_and_reaches_the_memory() -> None:
+    # "the proving temperature", 多大: an amount asked, though no "how" or "what temperature".
+    state = _state(
+        Item(key="proving", value="the dough proves overnight", kind=KIND_NOTE, turn=1),
+        Item(key="degrees proving", value="twenty-six degrees", kind=KIND_QUANTITY, turn=2),
+    )
+    rules = extract("What's the proving temperature now?", state)
+    assert rules.state is not None
+    assert route_turn("What's the proving temperature now?", rules, rules.state).name == MEMORY
+    reply, _ = _ask(state, "What's the proving temperature now?")
+    assert "twenty-six degrees" in reply.lower()
+
+
+def test_the_word_naming_the_kind_asked_is_no_subject_for_the_route() -> None:
+    # 地址 names what is asked (a place), not something the place must be said with.
+    state = _state(Item(key="楼下药店旁边", value="建设路12号", kind=KIND_PLACE, turn=1))
+    rules = extract("寄件的地址是哪里？", state)
+    assert rules.state is not None
+    assert route_turn("寄件的地址是哪里？", rules, rules.state).name == MEMORY

@@ -96,6 +96,8 @@ _MORE_ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\b(?:called|named)\b|\bnames?\b(?!\s+(?:of|on|for)\b)|叫什么|什么名字|名字", re.I), (KIND_NAME, KIND_PLACE)),
     (re.compile(r"\b(?:what|which) times\b", re.I), (KIND_TIME, KIND_DATE)),
     (re.compile(r"\b(?:what|which) (?:days|dates|nights?|evenings?|mornings?|weekends?)\b|\bwhat(?:'s| is| was) the (?:date|day)\b|\bdeadline\b|\bdue\b|截止", re.I), (KIND_DATE, KIND_TIME)),
+    (re.compile(r"\b(?:temperature|weight|length|width|height|depth|size|volume|capacity|dose|amount)\b|多大|多长|多重|多高|多宽|多深|尺寸|尺码", re.I),
+     (KIND_QUANTITY, KIND_NUMBER, KIND_ITEM)),
     (re.compile(r"\b(?:number|code|reference|ref|registration|reg|serial|postcode|pin|id)\b(?!\s+of\b)|号码|编号|型号|货号|单号|车牌", re.I), (KIND_NUMBER, KIND_QUANTITY)),
 )
 _ZH_NUMBERED_PLACE = re.compile(r"几号(?:楼|房|室|床|门|栋|线|站台|车厢|柜|桌|位)")

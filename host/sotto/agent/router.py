@@ -96,6 +96,7 @@ _ZH_FIRST_PERSON = re.compile(r"我|咱")
 _EN_ANAPHORA = re.compile(r"\b(?:he|she|him|her|his|they|them|their|it|that|this|there|then)\b", re.I)
 _ZH_ANAPHORA = re.compile(r"他|她|它|那|这|其")
 _ZH_QUESTION_WORDS = re.compile(r"什么时候|几点|几号|什么|哪里|哪儿|哪|谁|多少|几|来着|怎么")
+_KIND_NOUN = re.compile(r"address|addres|place|location|time|date|day|number|name|地址|地点|位置|时间|日期|号码|名字", re.I)
 _RECALL = re.compile(r"\b(?:again|did i|i told|i said|you told|what was|what's my|what is my|what are my)\b|来着|我说的|我刚才", re.I)
 
 
@@ -165,7 +166,8 @@ def _memory_answers(question: str, state: SessionState, lang: str) -> bool:
     scored = ranked(state, question)
     if not scored:
         return False
-    wanted = question_keys(_ZH_QUESTION_WORDS.sub("，", question) if zh else question)
+    # "登记的地址是哪里？": the word naming the kind asked (地址, address, time) names no subject.
+    wanted = {w for w in question_keys(_ZH_QUESTION_WORDS.sub("，", question) if zh else question) if not _KIND_NOUN.fullmatch(w)}
     items = [item for _, _, item in scored]
     anaphoric = (_ZH_ANAPHORA if zh else _EN_ANAPHORA).search(question) is not None
     talked_about = set().union(*(content_stems(i.key) | content_stems(i.value) for i in items))
