@@ -483,3 +483,12 @@ def test_the_word_naming_the_kind_asked_is_no_subject_for_the_route() -> None:
     rules = extract("寄件的地址是哪里？", state)
     assert rules.state is not None
     assert route_turn("寄件的地址是哪里？", rules, rules.state).name == MEMORY
+
+
+def test_a_name_holding_the_name_asked_about_is_not_the_answer() -> None:
+    state = _state(
+        Item(key="bringing", value="Uncle Jonah", kind=KIND_NAME, turn=1),
+        Item(key="Jonah's bringing", value="Jonah's bringing the trifle", kind=KIND_NOTE, turn=1),
+    )
+    reply, _ = _ask(state, "What's Jonah bringing?")
+    assert "trifle" in reply

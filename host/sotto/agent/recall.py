@@ -331,11 +331,14 @@ def _head_hits(wanted: frozenset[str], words: set[str]) -> set[str]:
 
 
 def _names_the_subject(item: Item, wanted: frozenset[str]) -> bool:
-    """A name and a role word for one person, one of them asked about: the person the
-    question is about ("What's Ruth making?" with "my sister" stored for Ruth)."""
+    """A name and a role word for one person, one of them asked about, or a name holding
+    the name asked about: the person the question is about ("What's Ruth making?" with
+    "my sister" stored for Ruth)."""
     key_words = content_stems(item.key)
     if is_role_word(item.value):
         return bool(mentioned(wanted, key_words))
+    if wanted & content_stems(item.value):
+        return True  # "Uncle Ray" for "What's Ray bringing?"
     return any(is_role_word(w) for w in key_words & wanted)
 
 
