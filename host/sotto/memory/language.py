@@ -46,7 +46,7 @@ EN_DISCOURSE_ANYWHERE = re.compile(
 ZH_DISCOURSE = re.compile(
     r"^(?:嗯+|呃+|哦+|啊+|唉|哎呀?|诶|欸|那个|这个嘛|就是|就是说|对了|还有|另外|然后|所以|那|好的?|好吧|行|对|不对|不是不是|等一下|等等|稍等|不好意思|抱歉|对不起|其实|话说|我想想|让我想想|算了算了)[，,、\s]*"
 )
-ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起")
+ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起|哦+(?=[，,。！？!?])")  # "周五下午哦，三点": a particle before a pause
 
 # Cue words of change: with one of them, a value of a kind already stored replaces it
 # even when the sentence names no key ("make it 7", "Friday works better").
