@@ -514,3 +514,22 @@ def test_a_person_taken_off_by_a_pronoun() -> None:
     state = say("Book the minibus for me and Dev on Friday.", "Dev's hurt his back, so take him off the booking.")
     text = state.memory_text()
     assert "Dev" not in text and "Friday" in text, text
+
+
+@pytest.mark.parametrize(
+    ("utterances", "values", "absent"),
+    [
+        # "Dr" is a title only as a word: "Drivers" is no person
+        (["Drivers are Claire, Imran and Steve."], ["Claire", "Steve"], ['"value": "Drivers"']),
+        # "nine forty-five" is one time
+        (["We meet at the clubhouse at nine forty-five."], ["nine forty-five"], []),
+        # money said with its unit and pence is one amount, not a clock time
+        (["Raffle tickets at two quid.", "Nobody's buying at two quid, I'll do them at a pound fifty."], ["a pound fifty"], ["two quid"]),
+    ],
+)
+def test_fourth_round_readings(utterances: list[str], values: list[str], absent: list[str]) -> None:
+    text = say(*utterances).memory_text()
+    for value in values:
+        assert value in text, text
+    for value in absent:
+        assert value not in text, text
