@@ -7,6 +7,8 @@ value kept. The phrasings are ordinary speech, one per mechanism of `sotto.memor
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sotto.agent.compose import compose_reply
@@ -533,3 +535,17 @@ def test_fourth_round_readings(utterances: list[str], values: list[str], absent:
         assert value in text, text
     for value in absent:
         assert value not in text, text
+
+
+@pytest.mark.parametrize(
+    ("before", "words", "old", "new"),
+    [
+        (["The parcel is for Mrs Catherine Bell."], "Sorry, she spells it K, A, T, H, R, Y, N. Kathryn.", "Catherine", "Kathryn"),
+        (["Pick-up is under Mr Phillips."], "I had the name wrong, it's F, I, L, I, P, S. Filips.", "Phillips", "Filips"),
+        (["Collection for Mrs Jenkin."], "Hang on, that's J, E, N, K, I, N, S. Jenkins.", "Jenkin", "Jenkins"),
+    ],
+)
+def test_a_name_spelled_again_replaces_the_one_that_sounds_the_same(before: list[str], words: str, old: str, new: str) -> None:
+    state = say(*before, words)
+    names = [i.value for i in state.all_items() if i.kind == "name"]
+    assert any(new in n for n in names) and not any(re.search(rf"\b{old}\b", n) for n in names), names

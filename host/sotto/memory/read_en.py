@@ -18,7 +18,7 @@ from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS
 from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
-from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, spelled_again
 from sotto.text.questions import asks
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
@@ -410,7 +410,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             following = "'s" + following
         at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I|[a-z]{2,}s)\b", following) is not None  # "Ana wants" 
-        if at_start and not re.match(_TITLE + r"(?![a-z])", span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not (
+        if at_start and not re.match(_TITLE + r"(?![a-z])", span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not any(spelled_again(span, k) for k in known if k[:1].isupper()) and not (
             verb_next and span in _english_words()  # "Tom will come": listed as a name too
         ):
             continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts
