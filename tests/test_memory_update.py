@@ -549,3 +549,15 @@ def test_a_name_spelled_again_replaces_the_one_that_sounds_the_same(before: list
     state = say(*before, words)
     names = [i.value for i in state.all_items() if i.kind == "name"]
     assert any(new in n for n in names) and not any(re.search(rf"\b{old}\b", n) for n in names), names
+
+
+FOURTH_ROUND_OWNING_UP = [
+    ("en", "owning up said after the value", ["The caravan is twenty-two feet long."], "Sorry, it's twenty-five foot. I was thinking of our old caravan.", "twenty-two feet", "twenty-five foot"),
+    ("en", "thinking about it", ["We'll take the four-person tent."], "Um, thinking about it, the six-person tent.", "four-person", "six-person"),
+    ("zh", "a measure word for windows", ["纱窗要换三扇。"], "阳台那扇也坏了，那就是四扇了。", "三扇", "四扇"),
+]
+
+
+@pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), FOURTH_ROUND_OWNING_UP, ids=[c[1] + "-" + c[0] for c in FOURTH_ROUND_OWNING_UP])
+def test_fourth_round_owning_up(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    assert_replaced(say(*before, words, lang=lang), old, new)

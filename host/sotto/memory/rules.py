@@ -828,6 +828,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             continue
         known = frozenset(part for i in w.stored() if i.kind == "name" for part in i.value.split())
         st = read_sentence(sentence, lang, known)
+        if not st.admission and index + 1 < len(sentences) and L.has_admission(sentences[index + 1], lang) and not read_sentence(sentences[index + 1], lang, known).values:
+            # "Sorry, she's sixty-two foot. I was thinking of our old boat.": owning up said after the value.
+            st.admission = True
         before = previous if carried is not None else ""
         if carried is not None and not st.question:
             # "Oh, I got the day wrong. The 13th ...": the cue and what it was about carry
