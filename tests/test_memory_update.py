@@ -561,3 +561,12 @@ FOURTH_ROUND_OWNING_UP = [
 @pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), FOURTH_ROUND_OWNING_UP, ids=[c[1] + "-" + c[0] for c in FOURTH_ROUND_OWNING_UP])
 def test_fourth_round_owning_up(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
     assert_replaced(say(*before, words, lang=lang), old, new)
+
+
+def test_the_reason_names_the_replaced_colour_by_its_last_word() -> None:
+    assert_replaced(say("Letters in dark red on the van.", "Hmm, that red's too close to the bank's logo. Let's go teal."), "red", "teal")
+
+
+def test_a_little_is_not_one_o_clock() -> None:
+    state = say("字体要篆书。", "还是隶书好认一点。", lang="zh")
+    assert all(i.kind != "time" for i in state.all_items()), state.memory_text()

@@ -1006,6 +1006,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
     # gives the reason for a change keeps the old value alive; it goes.
     retired = [norm_key(old) for old in result.retired if norm_key(old)]
+    # "that green's too close to ...": the reason names the replaced "dark green" by its last word.
+    retired += [norm_key(old.split()[-1]) for old in result.retired if len(old.split()) > 1 and len(old.split()[-1]) >= 3 and lang != "zh" and old[:1].islower()]
     # A person's first name alone names them too ("Carla's abroad that week" for Carla Mendes).
     retired += [norm_key(part) for old in result.retired if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", old) for part in old.split()]
     reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and re.search(rf"(?<!\w){re.escape(r)}s?(?!\w)", norm_key(i.value)) for r in retired)]
