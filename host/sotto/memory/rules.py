@@ -347,15 +347,15 @@ def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str]
                 continue
             if any(c in ZH_FUNCTION_CHARS for c in mod) and mflag[:1] != "m":
                 continue
-            found: set[tuple[str, str]] = set()
+            swaps: set[tuple[str, str]] = set()
             for text in stored:
                 for m in re.finditer(rf"(?P<x>[\u4e00-\u9fff]{{{len(mod)}}}){re.escape(head)}", text):
                     x = m.group("x")
                     if x != mod and any(w == x and f[:1] == mflag[:1] for w, f in zh_words(text)):
-                        found.add((x, mod) if len(x) >= 2 else (x + head, mod + head))  # 东区 -> 西区, also where said alone
-            if len(found) == 1:
-                return found.pop()
-            if found:
+                        swaps.add((x, mod) if len(x) >= 2 else (x + head, mod + head))  # 东区 -> 西区, also where said alone
+            if len(swaps) == 1:
+                return swaps.pop()
+            if swaps:
                 return None  # 槐花蜜 and 枣花蜜 both stored: which one goes is said elsewhere (枣花蜜卖完了)
         return None
     said = re.findall(r"[A-Za-z][\w'-]*", st.text)
