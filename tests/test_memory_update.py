@@ -529,3 +529,8 @@ def test_the_reason_names_the_replaced_colour_by_its_last_word() -> None:
 def test_a_little_is_not_one_o_clock() -> None:
     state = say("字体要篆书。", "还是隶书好认一点。", lang="zh")
     assert all(i.kind != "time" for i in state.all_items()), state.memory_text()
+
+
+def test_a_moved_address_leaves_the_keys_of_other_items() -> None:
+    state = say("Collect the sofa from 14 Elm Rise on the sixth.", "We're not at Elm Rise any more, we've moved to 3 Birch Close.")
+    assert "Elm Rise" not in state.memory_text() and "3 Birch Close" in state.memory_text() and "sixth" in state.memory_text(), state.memory_text()

@@ -299,10 +299,12 @@ class _Working:
             elif d.op == UPDATE and d.item is not None and d.target is not None:
                 self.replace_item(d.target, d.item)
                 self.replace_words(d.target.value, d.item.value, d.item)
-                bare = re.sub(r"^(?:at|on|in|to|from|near|by) ", "", d.target.value)
-                if d.target.kind == "place" and bare != d.target.value:
-                    # "on Church Street" was said as "Church Street" where it describes another thing.
-                    self.propagate(bare, re.sub(r"^(?:at|on|in|to|from|near|by) ", "", d.item.value), d.item)
+                core = re.compile(r"^(?:(?:at|on|in|to|from|near|by) )?(?:\d+[A-Za-z]?,? )?")
+                bare = core.sub("", d.target.value)
+                if d.target.kind == "place" and bare != d.target.value and len(bare) > 2:
+                    # "on Church Street", "from 22 Orchard Rise" were said as "Church Street", "Orchard
+                    # Rise" where they describe another thing.
+                    self.propagate(bare, core.sub("", d.item.value), d.item)
                 self.result.added.append(d.item)
                 replaced = True
         return replaced
