@@ -33,6 +33,8 @@ CANDIDATES: dict[str, sphinx_asr.DecoderSettings] = {
     "wide": replace(BASE, beam=1e-60, wbeam=1e-40),
     "fwdflat": replace(BASE, fwdflat=True),
     "lw3_wip02": replace(BASE, lw=3.0, wip=0.2),
+    "lw4": replace(BASE, lw=4.0),
+    "lw3_wide": replace(BASE, lw=3.0, beam=1e-60, wbeam=1e-40),
 }
 
 

@@ -229,13 +229,14 @@ def spoken_codes(text: str) -> str:
     return _SPOKEN_CODE.sub(join, text)
 
 
-def normalize_en(text: str) -> str:
+def normalize_en(text: str, *, every_number: bool = False) -> str:
+    """`every_number`: an isolated number under ten becomes digits too (words compared, not stored)."""
     from text_to_num import alpha2digit
 
     if not text.strip():
         return ""
     spelled = spoken_codes(spoken_digit_groups(text))
-    converted = " ".join(alpha2digit(part, "en", _EN_THRESHOLD) for part in _number_phrases(spelled))
+    converted = " ".join(alpha2digit(part, "en", 0 if every_number else _EN_THRESHOLD) for part in _number_phrases(spelled))
     return " ".join(_en_digit_strings(_en_times(converted.split())))
 
 
@@ -338,11 +339,11 @@ def normalize_zh(text: str) -> str:
 # ------------------------------------------------------------------ both
 
 
-def normalize(text: str, lang: str) -> str:
+def normalize(text: str, lang: str, *, every_number: bool = False) -> str:
     """Numbers and times in `text` as digits; other words unchanged (lang "en" or "zh")."""
     base = lang.lower().split("-")[0].split("_")[0]
     if base == "en":
-        return normalize_en(text)
+        return normalize_en(text, every_number=every_number)
     if base in ("zh", "cn"):
         return normalize_zh(text)
     return text
@@ -434,7 +435,7 @@ def comparable_words(text: str, lang: str) -> list[str]:
     numbers normalised, digit groups joined ("0412 556 781" = "0412556781"); Chinese by
     character (there are no spaces to count words by)."""
     plain = _WER_PUNCTUATION.sub(" ", text.lower())
-    tokens = _tokens(normalize(plain, lang))
+    tokens = _tokens(normalize(plain, lang, every_number=True))  # "three" and "3" are one word
     out: list[str] = []
     for token in tokens:
         if out and _is_number(token) and _is_number(out[-1]):
