@@ -99,6 +99,15 @@ def test_no_model_for_other_languages() -> None:
         sphinx_asr.model_folder("zh")
 
 
+def test_the_decoder_is_configured_with_the_named_settings() -> None:
+    model = sphinx_asr.model_folder("en")
+    chosen = sphinx_asr._config(model, RATE, sphinx_asr.DECODER_SETTINGS)
+    for name, value in sphinx_asr.DECODER_SETTINGS.params().items():
+        assert chosen[name] == value
+    other = sphinx_asr._config(model, RATE, sphinx_asr.DecoderSettings(lw=2.5, wip=0.3, fwdflat=True, bestpath=False))
+    assert (other["lw"], other["wip"], other["fwdflat"], other["bestpath"]) == (2.5, 0.3, True, False)
+
+
 # ------------------------------------------------------------------ the real model
 
 

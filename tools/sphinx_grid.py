@@ -6,6 +6,7 @@ settings and the recognizers' real-time factor (decoding time over audio time, s
 
     python tools/sphinx_grid.py run lw3 OUT.json eval/memory/tune/dinner_party_en.json ... --no-tts
     python tools/sphinx_grid.py table OUT1.json OUT2.json ...
+    python tools/sphinx_grid.py demo lw3     # `sotto demo --json` with the candidate (run it 3 times)
 
 A candidate is adopted only if entity_retention rises on the tuning scripts and `sotto demo --json`
 still meets its latency budgets (medians of 3 runs). Never run this on the reporting set.
@@ -38,9 +39,8 @@ CANDIDATES: dict[str, sphinx_asr.DecoderSettings] = {
 }
 
 
-def run(name: str, out_path: str, eval_args: list[str]) -> int:
-    from sotto.cli import main as cli_main
-
+def _use(name: str) -> list[sphinx_asr.PocketsphinxRecognizer]:
+    """Every recognizer loaded from now on uses candidate `name`; the list fills with them."""
     settings = CANDIDATES[name]
     loaded: list[sphinx_asr.PocketsphinxRecognizer] = []
     real_load = sphinx_asr.load
@@ -52,18 +52,39 @@ def run(name: str, out_path: str, eval_args: list[str]) -> int:
         return recognizer
 
     sphinx_asr.load = load  # type: ignore[assignment]  # every loader looks the function up at call time
+    return loaded
+
+
+def _cli(argv: list[str]) -> tuple[int, list[str]]:
+    from sotto.cli import main as cli_main
+
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured):
-        code = cli_main(["eval", *eval_args, "--speech", "--json"])
-    lines = captured.getvalue().splitlines()
+        code = cli_main(argv)
+    return int(code or 0), captured.getvalue().splitlines()
+
+
+def run(name: str, out_path: str, eval_args: list[str]) -> int:
+    loaded = _use(name)
+    code, lines = _cli(["eval", *eval_args, "--speech", "--json"])
     summary = json.loads(lines[-1])
     busy = sum(r.busy_s for r in loaded)
     audio = sum(r.audio_s for r in loaded)
-    result = {"name": name, "settings": asdict(settings), "rtf": round(busy / audio, 3) if audio else None, **summary}
+    result = {"name": name, "settings": asdict(CANDIDATES[name]), "rtf": round(busy / audio, 3) if audio else None, **summary}
     with open(out_path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines[:-1]) + "\n")  # the turn lines, for the loss analysis
+        handle.write("\n".join(lines[:-1]) + "\n")  # the turn lines, for tools/speech_losses.py
         handle.write(json.dumps(result) + "\n")
-    return int(code or 0)
+    return code
+
+
+def demo(name: str) -> int:
+    """`sotto demo --json` with candidate `name`: its summary line, with the candidate's name."""
+    _use(name)
+    code, lines = _cli(["demo", "--json"])
+    summary = json.loads(lines[-1])
+    print(json.dumps({"name": name, **{k: summary.get(k) for k in
+                                       ("asr", "first_answer_ms_p50", "barge_in_ms_p95", "first_byte_ms_p50", "total_turn_ms_p50")}}))
+    return code
 
 
 def table(paths: list[str]) -> int:
@@ -79,4 +100,6 @@ def table(paths: list[str]) -> int:
 if __name__ == "__main__":
     if sys.argv[1] == "run":
         sys.exit(run(sys.argv[2], sys.argv[3], sys.argv[4:]))
+    if sys.argv[1] == "demo":
+        sys.exit(demo(sys.argv[2]))
     sys.exit(table(sys.argv[2:]))
