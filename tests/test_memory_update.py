@@ -383,3 +383,62 @@ def test_discourse_words_anywhere_in_a_sentence_never_stay() -> None:
             assert next_state is not None
             state = next_state
     assert checked > 300
+
+
+# Fourth round: each mechanism on a conversation of its own (none from the eval scripts).
+FOURTH_ROUND = [
+    ("en", "an amount in words keeps its unit", ["The cake order comes to two hundred and forty pounds."], "Sorry, it comes to two hundred and sixty pounds.", "two hundred and forty pounds", "two hundred and sixty pounds"),
+    ("en", "a bare amount names the stored measure", ["Freezer alarm at minus eighteen degrees.", "Open the vents at seventy percent humidity."], "Seventy trips it all day. Make it eighty.", "seventy percent", "eighty percent"),
+    ("en", "a bare count after a reason", ["Print three hundred flyers."], "The fair's bigger this year, so they want five hundred.", "three hundred flyers", "five hundred"),
+    ("en", "an irregular plural is one unit", ["The van is nineteen feet long."], "Sorry, it's twenty-one foot, I was thinking of the old van.", "nineteen feet", "twenty-one foot"),
+    ("en", "full on the day said", ["Book the hut for the third."], "The hut's full on the third, so we'll go on the fourth.", "the third", "the fourth"),
+    ("en", "a clock time said with a hyphen", ["The two-thirty tour, please."], "They say the two-thirty is sold out. Go for quarter past four then.", "two-thirty", "quarter past four"),
+    ("en", "a choice after a thing kept in a note", ["We'd like the long route past the quarry."], "The quarry path is muddy after the rain. We'll do the forest loop.", "quarry", "forest loop"),
+    ("en", "a choice said alone, please", ["Make the sign in brushed aluminium."], "Aluminium's too pricey for us. Acrylic, please.", "aluminium", "Acrylic"),
+]
+
+
+@pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), FOURTH_ROUND, ids=[c[1] + "-" + c[0] for c in FOURTH_ROUND])
+def test_fourth_round_corrections(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    assert_replaced(say(*before, words, lang=lang), old, new)
+
+
+@pytest.mark.parametrize(
+    ("utterances", "values"),
+    [
+        # a statement with a tag that checks it keeps its new values ...
+        (["我要修自行车。", "补胎二十五，换链条六十，对吧？"], ["二十五", "六十"]),
+        # ... but a stored value it checks is not changed by it
+        (["后天下午四点取车。", "是三点取对吧？"], ["四点"]),
+        (["Pick-up is at 4 pm.", "It's three, right?"], ["4 pm"]),
+        # a price said as "eighty-four fifty" is an amount, not the time 4:50
+        (["The fee is eighty-four fifty a term."], ["eighty-four fifty"]),
+        # "so tell them" is not a choice: the dog named in a note stays
+        (["Two dogs at the groomer: Biscuit for a full clip.", "Biscuit's allergic to tea tree shampoo, so tell them."], ["Biscuit"]),
+    ],
+)
+def test_fourth_round_values_that_stay(utterances: list[str], values: list[str]) -> None:
+    text = say(*utterances, lang="zh" if any("\u4e00" <= c <= "\u9fff" for c in utterances[0]) else "en").memory_text()
+    for value in values:
+        assert value in text, text
+
+
+FOURTH_ROUND_CHOICES = [
+    ("en", "a choice that will do", ["A tin of wood filler, oak colour."], "No oak filler left? Pine will do.", "oak", "Pine"),
+    ("en", "a choice, then", ["Two portions of the lamb tagine, please."], "The tagine's all gone? OK, vegetable couscous then.", "tagine", "vegetable couscous"),
+    ("en", "I'll have, with more said after", ["Half a kilo of the smoked ham."], "The ham looks a bit fatty today. I'll have the roast beef, same weight.", "ham", "roast beef"),
+    ("zh", "那就拿 after a question", ["猫砂要豆腐砂，买两袋。"], "豆腐砂没货了？那就拿膨润土的吧。", "豆腐砂", "膨润土"),
+]
+
+
+@pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), FOURTH_ROUND_CHOICES, ids=[c[1] + "-" + c[0] for c in FOURTH_ROUND_CHOICES])
+def test_fourth_round_choices(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    assert_replaced(say(*before, words, lang=lang), old, new)
+
+
+def test_a_relative_change_of_a_stored_time() -> None:
+    assert_replaced(say("Doors open at 7 pm.", "The venue wants the doors pushed back half an hour."), "7 pm", "7:30 pm")
+    assert_replaced(say("集合时间是早上七点二十。", "领队说大家要再早十分钟到。", lang="zh"), "七点二十", "7点10")
+    # the time said is the new one; the shift only says why
+    state = say("Leave at 6:40.", "Let's leave ten minutes earlier, so 6:30.")
+    assert "6:30" in state.memory_text() and "6:40" not in state.memory_text()

@@ -53,13 +53,13 @@ ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起")
 EN_CHANGE_CUES = re.compile(
     r"\b(?:not|n't|instead|rather|than|better|prefer|preferably|change|changed|changing|switch|switched|move|moved|"
     r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|(?:make|call) (?:it|that|this|them|those|the \w+)|"
-    r"turn (?:it|that) into|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
+    r"turn (?:it|that) into|more like|closer to|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
     r"go with|goes? better|raise|raised|lower|lowered|drop (?:it|that|them|this) to|increase|increased|reduce|reduced|put (?:me|him|her|us|them) (?:in|on|down) for|put (?:me|him|her|us|them) (?:in|on)|i meant|meant to say|works? better|suits? (?:\w+ )?better|(?:up|down) to|so (?=(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen)\b)|earlier|later|earliest|latest|soonest|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
     re.I,
 )
 ZH_CHANGE_CUES = re.compile(r"一共|总共|加起来|(?:这样|那)就是|就行|就好|就可以|(?<![是对])吧[。！!]?$|(?<![是对])吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
 # A value said with one of these adds to what is stored ("another", "also a 3 pm call").
-EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too|as well|plus|second(?! thoughts?)|extra|additional|besides|each)\b", re.I)  # "no second e" adds nothing
+EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too(?!\s+(?:much|many|\w+(?:y|ed|ing|er|ive|ous|ful|ble|al|ic|ish)|long|late|early|far|big|small|short|tight|loud|hot|cold|high|low|slow|fast|soon|close|near|steep|thin|thick|dark|bright|wide|narrow|heavy|light|old|young|hard|soft)\b)|as well|plus|second(?! thoughts?)|extra|additional|besides|each)\b", re.I)  # "no second e" adds nothing; "too pricey" is a degree, not "also"
 ZH_ADDITIVE = re.compile(r"也|还要|还有|另外|再加|再来|多加|又|第二|另一")
 # A relative change of a quantity: "two more", 多两个.
 EN_DELTA = re.compile(r"\b(?:more|extra|additional|fewer|less|minus|plus)\b", re.I)
@@ -149,6 +149,16 @@ def strip_zh_discourse(text: str) -> str:
 
 def has_admission(text: str, lang: str) -> bool:
     return (ZH_ADMISSIONS if lang == "zh" else EN_ADMISSIONS).search(text) is not None
+
+
+# A statement with a tag that asks to confirm it ("…, right?", 菜刀十块，是吧？): the values
+# are the user's, said to be checked; new ones are kept, a stored one is only checked.
+_EN_TAG_CHECK = re.compile(r"[,;]?\s*(?:right|yeah|yes|correct|ok|okay|isn't it|wasn't it|aren't they|didn't you|is that right|that right|you said|yeah\?)\s*[?？]\s*$", re.I)
+_ZH_TAG_CHECK = re.compile(r"(?:对吧|是吧|对不对|是不是|没错吧|对吗|是吗|没错吧)[？?。]?\s*$")
+
+
+def is_tag_check(text: str, lang: str) -> bool:
+    return (_ZH_TAG_CHECK if lang == "zh" else _EN_TAG_CHECK).search(text) is not None
 
 
 def has_change_cue(text: str, lang: str) -> bool:

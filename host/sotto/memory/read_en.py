@@ -22,7 +22,7 @@ from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _ove
 from sotto.text.questions import asks
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
-_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
+_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]|(?<=hundred) and |(?<=thousand) and )(?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
     rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
@@ -41,6 +41,13 @@ _EN_QUANTITY = re.compile(
     rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?!(?:{EN_NUMBER_WORDS})\b)(?:{_UNIT_WORD}))?)",
     re.I,
 )
+# A relative change of a time: "ten minutes earlier", "push it back half an hour".
+_EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)"
+_EN_TIME_SHIFT = re.compile(
+    rf"\b(?P<by>{_EN_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
+    rf"|\b(?:push|pushed|move|moved|put|bump|bumped|shift|shifted|bring|brought)\b(?:\s+(?:it|that|them|this|things|everything|us|me|him|her|the \w+))?\s+(?P<dir2>back|forward|later|earlier)\s+(?:by\s+)?(?P<by2>{_EN_SHIFT_BY})\b",
+    re.I,
+)
 # Numbers said as one value: "132 over 85", "age 9-10", "14.06.2019", "18 k", "300×600", "3 by 4 m".
 _EN_NUMERIC = re.compile(
     r"\b(?:[A-Z] ?)?\d+(?:[.,]\d+)*(?:\s?(?:-|/|×|\*|x|over|by)\s?\d+(?:[.,]\d+)*)+(?:\s?(?:k|km|kg|g|mg|ml|mm|cm|m|l|M|GB|MB|TB|mAh|W|V|%))?\b(?!\s?(?:am|pm|a\.m|p\.m)\b)"
@@ -54,7 +61,7 @@ _EN_NUMBER_PHRASE = (
 # Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
 # "three thousand two hundred", "eighty-four fifty".
 _EN_SPOKEN_TIME = re.compile(
-    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) (?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
+    r"(?<![-\w])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: |-(?=thirty|fifteen|forty|fifty|oh|o ))(?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
     r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)",
     re.I,
 )
@@ -140,6 +147,7 @@ _PLACE_NOUN_WORDS = (
     r"court|plaza|campus|gym|studio|theatre|theater|stadium|beach|lake|river|mountain|city|town|village"
 )
 _PLACE_NOUNS = re.compile(rf"\b(?:{_PLACE_NOUN_WORDS})\b", re.I)
+_STREET_END = re.compile(r" (?:Street|St|Road|Rd|Lane|Avenue|Ave|Drive|Way|Close|Crescent|Square|Park|Hill|Terrace|Gardens|Grove|Row|Walk|Mews|Place|Court)(?:'s|’s)?$")
 _EN_NOT_NAMES = frozenset(
     "he she they it him her them his hers its their theirs he's she's they're it's there there's".split() +
     (_WEEKDAYS + "|" + _MONTHS).split("|")
@@ -151,13 +159,15 @@ _COPULA = re.compile(r"\b(?:is|are|was|will be|would be|should be|'s|’s|become
 _EN_NEGATED_BEFORE = re.compile(
     r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno|\bdid (?:i|we) (?:say|tell you)"
     r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
-    r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?)\s+(?:the |at |on |for |in )?$",
+    r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?"
+    r"|\b(?:full|booked up|fully booked|shut|closed|away|busy|unavailable|on leave|working|sold out) (?:on|at|for|that|this))\s+(?:the |at |on |for |in )?$",
     re.I,
-)  # "he can't do the ninth": the value ruled out
+)  # "he can't do the ninth", "it's full on the ninth", "she's working that Saturday": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _EN_NEGATED_AFTER = re.compile(
     r"^(?:\s+(?:car park|shop|office|branch|room|hall|site|venue|place|one))?\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
+    r"|(?:shuts|closes|floods|has closed|is closing|'s closing|is shutting|has shut|sold out|has sold out|'s sold out|is sold out|ran out|has run out|'s run out)\b"
     r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|lame|injured|hurt|poorly|unwell|closed|shut|being (?:resurfaced|repaired|renovated|refurbished|rebuilt|painted|redone)|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|snug|tight|too small|too big|too short|too long|not enough|"
     r"a problem|problematic|full|booked|taken|busy|(?:way |far |much |a bit |a little |just )?too \w+|no longer|awkward|out of the question)"
     r"|(?:was|is) a mistake)\b",
@@ -218,6 +228,47 @@ _NOT_A_UNIT = frozenset(
 )
 
 
+def _en_quantity(m: re.Match[str], text: str) -> tuple[int, str] | None:
+    """The end and the unit of a count with its counted noun ("three bikes", "twenty-eight grams"), or None."""
+    unit = m.group("unit")
+    words = unit.split()
+    # A unit is the counted noun: cut at a function word ("three bikes for the afternoon").
+    kept: list[str] = []
+    first_raw = re.split(r"[\s-]", unit)[0]
+    first = first_raw.lower()
+    if first.endswith(("n't", "n’t")) or first in _NOT_A_UNIT:
+        return None
+    if first_raw[:1].isupper() or len(first.removesuffix("'s").removesuffix("’s")) < 2 or first.endswith("ed"):
+        return None  # "2270 C", "two r's": a code or a letter, not a counted thing
+    if first == "of" and unit.lower() not in ("of us", "of them"):
+        return None  # "one of the guests": a person, not a count
+    if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I):
+        return None  # "the one next door", "the one ending 0938": a pronoun, not a count
+    parts = re.split(r"[\s-]", unit)
+    if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):
+        parts = parts[:1]  # "twelve minutes floods the trays": a plural noun is the whole unit, the word after it a verb
+        unit = parts[0]
+    if len(parts) == 2 and not (parts[0].lower().endswith(("'s", "’s")) or re.search(r"[^s']s$", parts[1].lower())):
+        parts = parts[:1]  # "one cousin dropped": the counted noun is "cousin"
+        unit = parts[0]
+    for w in parts:
+        if w.lower() in _UNIT_STOP or w.lower() in EN_STOPWORDS and w.lower() not in ("us", "them"):
+            if not (kept == [] and w.lower() in ("of",) and unit.lower().startswith("of ")):
+                break
+        kept.append(w)
+    if unit.lower() in ("of us", "of them"):
+        if m.group(0).lower().startswith("one "):
+            return None  # "one of us is vegetarian": a person, not a count
+        kept = words
+    if not kept:
+        return None
+    unit_text = " ".join(kept)
+    end = m.start("unit") + len(unit_text) if m.group("unit").startswith(kept[0]) else m.end()
+    # The whole phrase "two adult bikes": the counted noun is the last word kept; a
+    # word before it is a modifier of the unit ("adult bike" is not "bike").
+    return end, unit_text
+
+
 def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     """`known`: the names already stored; one at a sentence start is a name ("Dale's off")."""
     found: list[Value] = []
@@ -235,6 +286,11 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
     for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
+    for m in re.finditer(rf"\b(?:\d+|{EN_NUMBER_WORDS})\s*(?:foot|feet|ft)\s+(?:\d+|{EN_NUMBER_WORDS})(?:\s*(?:inches|inch|in)\b)?(?![\w-])", text, re.I):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="foot")  # "nine foot six": feet and inches, one length
+    for m in _EN_TIME_SHIFT.finditer(text):
+        earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
+        add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if earlier else 1)
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
     for m in _QUOTED.finditer(text):
@@ -291,8 +347,13 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_SPOKEN_TIME.finditer(text):
         add(m.start(), m.end(), KIND_TIME)  # "four thirty", "seven fifteen": an hour and its minutes
     for m in _EN_WORD_NUMERIC.finditer(text):
-        if not re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
-            add(m.start(), m.end(), KIND_NUMBER)
+        if re.fullmatch(r"(?:a )?(?:one|a) (?:one|two|three|four|five|six|seven|eight|nine)", m.group(0), re.I):
+            continue
+        number_start = m.start() + (2 if m.group(0).lower().startswith("a ") else 0)
+        counted = _EN_QUANTITY.match(text, number_start)
+        if counted and counted.end("unit") > m.end() and (_en_quantity(counted, text) or (0, ""))[0] > m.end():
+            continue  # "twenty-eight grams", "two hundred and forty pounds": a count with its unit, read below
+        add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_DATE.finditer(text):
         word = m.group(0).lower()
         if word in ("may", "march") and not re.search(r"\d", text[m.end(): m.end() + 4]):
@@ -309,43 +370,9 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_FREQUENCY.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
     for m in _EN_QUANTITY.finditer(text):
-        unit = m.group("unit")
-        words = unit.split()
-        # A unit is the counted noun: cut at a function word ("three bikes for the afternoon").
-        kept: list[str] = []
-        first_raw = re.split(r"[\s-]", unit)[0]
-        first = first_raw.lower()
-        if first.endswith(("n't", "n’t")) or first in _NOT_A_UNIT:
-            continue
-        if first_raw[:1].isupper() or len(first.removesuffix("'s").removesuffix("’s")) < 2 or first.endswith("ed"):
-            continue  # "2270 C", "two r's": a code or a letter, not a counted thing
-        if first == "of" and unit.lower() not in ("of us", "of them"):
-            continue  # "one of the guests": a person, not a count
-        if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I):
-            continue  # "the one next door", "the one ending 0938": a pronoun, not a count
-        parts = re.split(r"[\s-]", unit)
-        if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):
-            parts = parts[:1]  # "twelve minutes floods the trays": a plural noun is the whole unit, the word after it a verb
-            unit = parts[0]
-        if len(parts) == 2 and not (parts[0].lower().endswith(("'s", "’s")) or re.search(r"[^s']s$", parts[1].lower())):
-            parts = parts[:1]  # "one cousin dropped": the counted noun is "cousin"
-            unit = parts[0]
-        for w in parts:
-            if w.lower() in _UNIT_STOP or w.lower() in EN_STOPWORDS and w.lower() not in ("us", "them"):
-                if not (kept == [] and w.lower() in ("of",) and unit.lower().startswith("of ")):
-                    break
-            kept.append(w)
-        if unit.lower() in ("of us", "of them"):
-            if m.group(0).lower().startswith("one "):
-                continue  # "one of us is vegetarian": a person, not a count
-            kept = words
-        if not kept:
-            continue
-        unit_text = " ".join(kept)
-        end = m.start("unit") + len(unit_text) if m.group("unit").startswith(kept[0]) else m.end()
-        # The whole phrase "two adult bikes": the counted noun is the last word kept; a
-        # word before it is a modifier of the unit ("adult bike" is not "bike").
-        add(m.start(), end, KIND_QUANTITY, unit=unit_text, delta=bool(m.group("delta")))
+        counted = _en_quantity(m, text)
+        if counted:
+            add(m.start(), counted[0], KIND_QUANTITY, unit=counted[1], delta=bool(m.group("delta")))
     for m in _EN_FOR_COUNT.finditer(text):
         add(m.start(1), m.end(1), KIND_QUANTITY, unit="people")
     for m in _EN_ID.finditer(text):
@@ -359,7 +386,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         sentence_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         while tokens and (
             tokens[0].lower().strip("'’") in _EN_NOT_NAMES
-            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]))  # "Booking Biscuit"
+            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]) and not _STREET_END.search(" ".join(tokens)))  # "Booking Biscuit"; "Church Street" stays whole
             or (tokens[0].isupper() and len(tokens[0]) > 1 and not re.match(_TITLE, tokens[0]))  # "RSVP"
         ):
             start += len(tokens[0]) + 1

@@ -107,6 +107,12 @@ def _zh_is_question(sentence: str) -> bool:
     return asks(s, "zh")
 
 
+# A relative change of a time: 再早十分钟, 推迟一个小时, 晚半小时.
+_ZH_TIME_SHIFT = re.compile(
+    r"(?P<dir>提前|提早|往前提|往前挪|往前|往后推|往后挪|往后|推迟|延后|推后|早|晚)了?(?P<by>[零一二两三四五六七八九十\d]+个?半?(?:分钟|小时|钟头)|半个?(?:小时|钟头)|[一二两三]刻钟?)"
+)
+
+
 def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
@@ -119,6 +125,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
     for m in _QUOTED.finditer(text):
         add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
+    for m in _ZH_TIME_SHIFT.finditer(text):
+        add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in ("提前", "提早", "早", "往前提", "往前挪", "往前") else 1)
     for m in _ZH_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_CHOICE.finditer(text):

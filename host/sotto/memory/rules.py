@@ -26,7 +26,7 @@ from sotto.memory.read_zh import _ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items
+from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items, same_sort
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -298,6 +298,10 @@ class _Working:
             elif d.op == UPDATE and d.item is not None and d.target is not None:
                 self.replace_item(d.target, d.item)
                 self.replace_words(d.target.value, d.item.value, d.item)
+                bare = re.sub(r"^(?:at|on|in|to|from|near|by) ", "", d.target.value)
+                if d.target.kind == "place" and bare != d.target.value:
+                    # "on Church Street" was said as "Church Street" where it describes another thing.
+                    self.propagate(bare, re.sub(r"^(?:at|on|in|to|from|near|by) ", "", d.item.value), d.item)
                 self.result.added.append(d.item)
                 replaced = True
         return replaced
@@ -342,11 +346,16 @@ def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str]
                 continue
             if any(c in ZH_FUNCTION_CHARS for c in mod) and mflag[:1] != "m":
                 continue
+            found: set[tuple[str, str]] = set()
             for text in stored:
                 for m in re.finditer(rf"(?P<x>[\u4e00-\u9fff]{{{len(mod)}}}){re.escape(head)}", text):
                     x = m.group("x")
                     if x != mod and any(w == x and f[:1] == mflag[:1] for w, f in zh_words(text)):
-                        return (x, mod) if len(x) >= 2 else (x + head, mod + head)  # 东区 -> 西区, also where said alone
+                        found.add((x, mod) if len(x) >= 2 else (x + head, mod + head))  # 东区 -> 西区, also where said alone
+            if len(found) == 1:
+                return found.pop()
+            if found:
+                return None  # 槐花蜜 and 枣花蜜 both stored: which one goes is said elsewhere (枣花蜜卖完了)
         return None
     said = re.findall(r"[A-Za-z][\w'-]*", st.text)
     pairs: list[tuple[str, str]] = list(zip(said, said[1:]))
@@ -495,15 +504,6 @@ def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Pla
     return where
 
 
-def _same_sort(new: Item, old: Item) -> bool:
-    """A value of the old one's kind, or a bare number for a count or a time ("Twelve minutes floods
-    the trays. Eight's plenty.")."""
-    if new.kind == old.kind:
-        return True
-    bare = re.fullmatch(rf"(?:\d{{1,3}}|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?|[一二两三四五六七八九十百]+)", new.value.strip(), re.I)
-    return new.kind == "number" and old.kind in ("quantity", "time") and bare is not None
-
-
 _EN_HE_SHE = re.compile(r"\b(?:he|she)(?=(?:'s|’s|\s))", re.I)
 _ZH_HE_SHE = re.compile(r"[他她](?![们])")
 
@@ -591,7 +591,7 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
             continue  # only a value stored before this turn can be the old one
         news = [
             item for at, item in added
-            if apart(at, old_at) and _same_sort(item, old) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
+            if apart(at, old_at) and same_sort(old, item.kind, item.value) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
         ]
         if old.kind == "item":
             news = [n for n in news if choice_class(n.value) == choice_class(old.value)]
@@ -687,8 +687,6 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
         swap = _object_swap(st.text, anchors, state) if anchors else None
         if swap is not None:
             return swap
-    if lang == "zh":
-        return _zh_moved_to(st.text, state)
     return None
 
 
@@ -698,14 +696,16 @@ _EN_CHOSEN = re.compile(
     r"(?:^|[,;]\s*)(?:so|then|ok(?:ay)?)?,?\s*(?P<a>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?<! as) it is\s*[.!]?$"
     r"|(?:^|[,;]\s*|\b)(?:so|then) (?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
     r"|\b(?:go|going|we'll go|i'll go) (?:with|for) (?:the |a |an )?(?P<c>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
-    r"|\b(?:let's|let us|we'll|i'll) (?:do|have|take|get) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
-    r"|(?:^|[,;]\s*)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b",
+    r"|\b(?:let's|let us|we'll|i'll|we will|i will|we can|we could|i'd like|we'd like|i want|we want) (?:do|have|take|get|use|call|try|book|pick|choose|switch to|move to) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*(?:[,;][^,;]*)?[.!]?$"
+    r"|^(?:ok(?:ay)?,?\s*|fine,?\s*|right,?\s*)?(?:the |a |an |some )?(?P<g>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) (?:will do|'ll do|is fine|then)\s*[.!]?$"
+    r"|(?:^|[,;]\s*|\b(?:use|do|have|take|get|try|book|pick|choose) (?:the |a |an |some )?)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b"
+    r"|^(?P<f>[A-Z][\w'-]*(?: [\w'-]+){0,3}?),? please\s*[.!]?$",  # "Goatskin, please."
     re.I,
 )
 _NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
 
 
-def _chosen_instead(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
+def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> tuple[str, str] | None:
     """(old, new): a choice at the end of a sentence, and a stored thing named earlier in the turn
     (or earlier in the sentence) that is not part of the choice."""
     m = _EN_CHOSEN.search(text)
@@ -727,20 +727,41 @@ def _chosen_instead(text: str, earlier: str, state: SessionState) -> tuple[str, 
         words = [w for w in re.findall(r"[a-z]{3,}", item.value.lower()) if w not in EN_STOPWORDS and w not in new_words]
         if words and any(re.search(rf"\b{re.escape(w[:-1] if len(w) > 4 else w)}", said) for w in words):
             return item.value, new  # "matt black" named as "black edging", "Gateron Yellow" as "Gateron Yellows"
+    # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
+    # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
+    # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
+    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g")):
+        return None
+    notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
+    words = re.findall(r"[a-z][a-z'-]*", said)
+    for start, word in enumerate(words):
+        word = word.removesuffix("'s")
+        if len(word) < 3 or word in EN_STOPWORDS or word in L.EN_EMPTY_WORDS or word in new_words or not re.search(rf"\b{re.escape(word)}\b", notes):
+            continue
+        phrase = word
+        for following in words[start + 1:]:
+            longer = phrase + " " + following.removesuffix("'s")
+            if not re.search(rf"\b{re.escape(longer)}\b", notes):
+                break
+            phrase = longer
+        return phrase, new
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
-def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
-    """"少年宫那边满了，换成文化宫校区": a stored thing named before a verb of moving or changing to
-    something new is what the new thing replaces (the only stored value the sentence names)."""
+def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
+    """"少年宫那边满了，换成文化宫校区", "枣花蜜卖完了啊？那换成荆条蜜": a stored thing named before a verb
+    of moving or changing to something new, in this sentence or earlier in the turn, is what the
+    new thing replaces (the only stored value named)."""
     m = _ZH_MOVED_TO.search(text)
     if m is None:
         return None
     new = m.group("new")
     head = text[: m.start()]
+    if not any(i.value in head for i in _typed(state.all_items()) if i.kind in ("place", "name", "item") and len(i.value) >= 2):
+        head = earlier + head  # the thing was named in an earlier sentence of the turn (often a question)
     items = state.all_items()
     if any(new in i.value for i in items):
         return None
@@ -752,8 +773,15 @@ def _zh_moved_to(text: str, state: SessionState) -> tuple[str, str] | None:
     # A thing kept only in a note ("聚丰园"): the first noun of the sentence that a note says.
     notes = [i.value for i in items if i.kind == KIND_NOTE] + [state.current_task]
     for word, flag in zh_words(head):
-        if len(word) >= 2 and flag.startswith("n") and any(word in n for n in notes) and word not in new:
-            return word, new
+        if len(word) >= 2 and flag[:1] in ("n", "s") and any(word in n for n in notes) and word not in new:
+            # The whole name the note has: 花蜜 is said inside 枣花蜜.
+            start = head.index(word)
+            end = start + len(word)
+            while start > 0 and any(head[start - 1: end] in n for n in notes) and head[start - 1] not in ZH_FUNCTION_CHARS:
+                start -= 1
+            while end < len(head) and any(head[start: end + 1] in n for n in notes) and head[end] not in ZH_FUNCTION_CHARS:
+                end += 1
+            return head[start:end], new
     return None
 
 
@@ -802,6 +830,10 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if st.question:
             result.question = True
             result.questions.append(st)
+            if L.is_tag_check(sentence, lang) and any(not v.negated for v in st.values):
+                # "菜刀十块，砍骨刀十五块，剪刀八块，是吧？": what is new is kept; a stored value is checked, not changed.
+                told = decide_values(st, _typed(w.stored()), turn)
+                w.apply([d for d in told.decisions if d.op == ADD and d.item is not None and d.item.kind in ("time", "date", "quantity", "number")])
             kinds = asked_kinds(st.text)
             if kinds:
                 # "And on the other days?" asks again for what the last question asked.
@@ -834,7 +866,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number") and _same_clause(body, retract.start(), v.text, lang)
         ):
             what = next((g for g in retract.groups() if g), "")
-            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)]
+            # The thing and the values said of it go ("剪刀不磨了" takes 剪刀's price with it).
+            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & (content_stems(i.value) | content_stems(i.key))]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
                 # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
                 rest = _without_clause(item.value, what, lang)
@@ -899,7 +932,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if not replaced:
             swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
             if swap is None and lang == "en" and not additive_turn and not st.additive:
-                swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state)
+                swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state, turn)
+            if swap is None and lang == "zh":
+                swap = _zh_moved_to(st.text, "".join(sentences[:index]), w.state)
             if swap is not None:
                 w.replace_words(*swap)
                 replaced = True

@@ -95,6 +95,9 @@ def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozen
     st.strong_cue = L.has_strong_cue(sentence, lang)
     st.proposal = not st.question and sentence.rstrip().endswith(("?", "？"))
     st.values = reader.values(text, known_names)
+    if any(v.kind == KIND_TIME and not v.delta for v in st.values):
+        # "提前一个钟头，六点走", "ten minutes earlier, so 6:30": the time said is the new one; the shift only says why.
+        st.values = [v for v in st.values if not (v.kind == KIND_TIME and v.delta)]
     st.frame = reader.without(text, st.values, all_kinds=True)
     st.note = reader.without(text, st.values, all_kinds=False)
     st.frame_keys = content_stems(st.frame)

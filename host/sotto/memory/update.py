@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sotto.memory.clock import clock_minutes, shift_minutes, shifted
 from sotto.memory.items import (
     KIND_DATE,
     KIND_ITEM,
@@ -171,7 +172,7 @@ def item_unit(item: Item, lang: str) -> str:
 def item_unit_words(item: Item) -> str:
     """The unit as said: "twenty guests" -> "guests", "a dozen eggs" -> "eggs"."""
     return re.sub(
-        rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?:[- ](?:{EN_NUMBER_WORDS}))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*",
+        rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?![a-z])(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS})(?![a-z]))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*",
         "", item.value, flags=re.I).strip(" -")  # "six-seater" -> "seater"
 
 
@@ -242,6 +243,22 @@ def decide_values(
             known_names |= content_stems(item.value)
     # A negated value that is not stored and has no new value of its kind is just said.
     for v in news:
+        if v.kind == KIND_TIME and v.delta:
+            # "ten minutes earlier", 再早十分钟: the stored time its words name, else the latest, moved.
+            by = shift_minutes(re.sub(r"^\D*?(?=[\d零一二两三四五六七八九十半]|an?\b|half|a quarter)", "", v.text, flags=re.I), lang)
+            times = [s for s in current if s.kind == KIND_TIME and clock_minutes(s.value, lang) is not None]
+            out.consumed.add(id(v))
+            if by is None or not times:
+                continue
+            target = max(times, key=lambda s: (len(_key_stems(s) & statement.frame_keys), s.turn, current.index(s)))
+            moved = shifted(target.value, v.delta_sign * by, lang)
+            if moved is None:
+                continue
+            new_item = Item(key=target.key, value=moved, kind=KIND_TIME, turn=turn)
+            out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored time"))
+            out.replaced.append((target.value, new_item.value))
+            current = [s for s in current if s is not target] + [new_item]
+            continue
         base: list[Item] = []
         if v.kind == KIND_QUANTITY and v.delta:
             wanted_unit = unit_key(v.unit, lang) if v.unit else ""
@@ -311,7 +328,7 @@ def decide_values(
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
             continue
-        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang)]
+        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang) or (_amount_without_unit(s, v) and s.turn != turn)]
         if decision is None and again:
             out.consumed.add(id(v))
             out.decisions.append(Decision(NOOP, None, again[0], "said again"))
@@ -558,6 +575,9 @@ def _by_key(
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
     same = [s for s in candidates if s.kind == v.kind and v.kind in (KIND_TIME, KIND_NUMBER, KIND_QUANTITY, KIND_ITEM)]  # a day said with a reason is often the reason
+    if not same and v.kind == KIND_NUMBER and _is_bare_number(v.text):
+        # "so they want five hundred" after "three hundred copies": a bare amount is a count's; a measure needs its key.
+        same = [s for s in candidates if s.kind == KIND_QUANTITY and number_of(s.value) is not None and not _dimension(item_unit(s, lang))]
     reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
     if reason and not adds and len(same) == 1 and sum(1 for o in news if o.kind == v.kind) == 1 and not v.qualifiers:
         return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")
@@ -568,6 +588,12 @@ def _by_key(
         if near:
             return Decision(UPDATE, new_item, max(near, key=lambda s: s.turn), "a misreading owned up to, the amount of the same size")
     return None
+
+
+def same_sort(old: Item, kind: str, text: str) -> bool:
+    """Of the old value's kind, or a bare amount for a count or a time ("so they want five hundred"
+    after "three hundred copies"; "Twelve minutes floods the trays. Eight's plenty.")."""
+    return old.kind == kind or (kind == KIND_NUMBER and old.kind in (KIND_QUANTITY, KIND_TIME) and _is_bare_number(text))
 
 
 def _near(a: str, b: str) -> bool:
@@ -600,6 +626,9 @@ _SI_SHORT = {
     "mg": "gram", "g": "gram", "kg": "gram", "kilo": "gram", "mm": "metr", "cm": "metr", "m": "metr", "km": "metr",
     "ml": "litr", "l": "litr", "mv": "volt", "v": "volt", "kv": "volt", "ma": "amp", "a": "amp", "w": "watt", "kw": "watt",
     "hz": "hertz", "khz": "hertz", "mhz": "hertz", "ghz": "hertz", "mil": "metr",
+    "inch": "metr", "inches": "metr", "foot": "metr", "feet": "metr", "yard": "metr", "yards": "metr", "mile": "metr", "miles": "metr",
+    "degree": "kelvin", "degrees": "kelvin", "percent": "ratio", "per cent": "ratio", "%": "ratio",
+    "ounce": "gram", "ounces": "gram", "oz": "gram", "stone": "gram", "lb": "gram", "lbs": "gram",
 }
 
 
@@ -610,7 +639,7 @@ def _dimension(unit: str) -> str:
         return _SI_SHORT[u]
     base = _SI_PREFIX.sub("", u).removesuffix("s")
     base = re.sub(r"(?:re|er)$", "r", base)  # metre/meter, litre/liter
-    return base if base in ("second", "gram", "metr", "litr", "volt", "amp", "watt", "hertz", "ohm", "byte") else ""
+    return base if base in ("second", "gram", "metr", "litr", "volt", "amp", "watt", "hertz", "ohm", "byte", "kelvin", "ratio") else ""
 
 
 def _part_of_value(item: Item, v: Value, lang: str) -> bool:
@@ -622,6 +651,11 @@ def _part_of_value(item: Item, v: Value, lang: str) -> bool:
     said = re.sub(r"(?<=day)s\b", "", v.text.lower())  # "Wednesdays" names "Wednesday evenings"
     stored = re.sub(r"(?<=day)s\b", "", item.value.lower())
     return said != stored and re.search(rf"\b{re.escape(said)}\b", stored) is not None
+
+
+def _amount_without_unit(item: Item, v: Value) -> bool:
+    """"eighty-five goes off every morning" after "eighty-five percent": the stored amount named without its unit."""
+    return item.kind == KIND_QUANTITY and v.kind == KIND_NUMBER and not v.unit and _same_amount(item, v.text)
 
 
 def _same_amount(item: Item, text: str) -> bool:

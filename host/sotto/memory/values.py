@@ -91,6 +91,9 @@ def asked_kinds(question: str) -> tuple[str, ...]:
     return ()
 
 
+_EN_IRREGULAR_PLURALS = {"feet": "foot", "teeth": "tooth", "children": "child", "men": "man", "women": "woman", "mice": "mouse", "geese": "goose", "pence": "penny"}
+
+
 def unit_key(unit: str, lang: str) -> str:
     """The counted thing as a key: people-words share one key, plurals fold."""
     u = unit.lower().strip()
@@ -103,7 +106,7 @@ def unit_key(unit: str, lang: str) -> str:
         return u[1:] if u.startswith("个") and len(u) > 1 else u
     if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS:
         return "people"
-    return " ".join(stem(w.replace("’", "'").removesuffix("'s")) for w in u.split())
+    return " ".join(stem(_EN_IRREGULAR_PLURALS.get(w, w).replace("’", "'").removesuffix("'s")) for w in u.split())
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
