@@ -35,6 +35,7 @@ CANDIDATES: dict[str, sphinx_asr.DecoderSettings] = {
     "fwdflat": replace(BASE, fwdflat=True),
     "lw3_wip02": replace(BASE, lw=3.0, wip=0.2),
     "lw4": replace(BASE, lw=4.0),
+    "lw5": replace(BASE, lw=5.0),
     "lw3_wide": replace(BASE, lw=3.0, beam=1e-60, wbeam=1e-40),
 }
 
