@@ -217,12 +217,17 @@ class DecoderSettings:
 
 
 # The decoder settings sotto uses, chosen on the speech tuning list (10 English scripts of
-# eval/memory/tune*, Piper joe) for word error rate, entity_retention and correction_accuracy
-# through `sotto eval --speech`, with the demo's latency budgets checked (tools/sphinx_grid.py).
-# No second (flat-lexicon) pass at the end of an utterance: it cost 160 ms per final (p50,
-# 290 ms max) on the event loop, for a word error rate of 0.418 against 0.428 without it.
-# The lattice for the word posteriors stays.
-DECODER_SETTINGS = DecoderSettings(fwdflat=False)
+# eval/memory/tune*, Piper joe, `sotto eval --speech`) with tools/sphinx_grid.py, and checked
+# against the demo's latency budgets (`sotto demo --json`, medians of 3 runs). Language
+# weight 4 (the library's 6.5 favours frequent word sequences over the sound, and names and
+# numbers are rarely frequent): WER 0.448 -> 0.419, entity_retention 0.489 -> 0.549,
+# correction_accuracy 0.333 either way, real-time factor 0.10 -> 0.14; demo first answer
+# p50 201 -> 325 ms, barge-in p95 1.7 -> 1.7 ms (all budgets held). Weight 3 or 5, wider
+# beams (4x the decoding time at weight 3), a smaller insertion penalty, rescoring the
+# lattice at a lower weight or not at all, and the second (flat-lexicon) pass at the end of
+# an utterance gave no more retention. That pass also cost 160 ms per final (p50, 290 ms
+# max) on the event loop. The lattice for the word posteriors stays.
+DECODER_SETTINGS = DecoderSettings(lw=4.0, fwdflat=False)
 
 
 def _config(model: Path, sample_rate: int, settings: DecoderSettings) -> Any:
