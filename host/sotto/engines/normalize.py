@@ -31,7 +31,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, Sequence
 
 from sotto.engines.base import AudioChunk, Recognizer, Transcript, WordConfidence, mean_confidence
 
@@ -60,7 +60,7 @@ def _word_number(token: str) -> str | None:
         return None
 
 
-def _meridiem(tokens: list[str], i: int) -> tuple[str, int] | None:
+def _meridiem(tokens: Sequence[str], i: int) -> tuple[str, int] | None:
     """am/pm at tokens[i] ("pm", "p.m.", or the letters "p m"): (form, tokens used)."""
     token = tokens[i]
     if token in _MERIDIEM:
@@ -70,7 +70,7 @@ def _meridiem(tokens: list[str], i: int) -> tuple[str, int] | None:
     return None
 
 
-def _en_times(tokens: list[str]) -> list[str]:
+def _en_times(tokens: Sequence[str]) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(tokens):
