@@ -442,3 +442,69 @@ def test_a_relative_change_of_a_stored_time() -> None:
     # the time said is the new one; the shift only says why
     state = say("Leave at 6:40.", "Let's leave ten minutes earlier, so 6:30.")
     assert "6:30" in state.memory_text() and "6:40" not in state.memory_text()
+
+
+FOURTH_ROUND_MORE = [
+    ("en", "a total after an addition", ["Order one bag of compost."], "The raised bed needs filling as well, so three bags.", "one bag", "three bags"),
+    ("zh", "这样就 after an addition", ["年夜饭订十个人的位子。"], "舅舅一家也来，这样就十四个人了。", "十个人", "十四个人"),
+    ("en", "a clock time said another way is the one ruled out", ["Kick-off is at 2:30, be there at 1:45."], "The coach says meet at 1 o'clock now, not quarter to two.", "1:45", "1 o'clock"),
+    ("en", "a day of the month replaces a day of the month", ["They fly out Tuesday evening and land back on the 14th."], "They've stayed on, back on the 19th now.", "14th", "19th"),
+    ("en", "a meal time replaces a meal time", ["Amoxicillin at 8 am.", "Metformin after breakfast."], "The doctor says the metformin is better after dinner.", "after breakfast", "after dinner"),
+    ("en", "it'll be, after the old thing ran out", ["Get a whole sea bass for Friday."], "The market's got no sea bass, so it'll be sea bream.", "sea bass", "sea bream"),
+    ("en", "a later clock time said with 'is'", ["Bedtime for the twins is half eight."], "Half eight is too early in summer. Let's say nine.", "half eight", "nine"),
+]
+
+
+@pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), FOURTH_ROUND_MORE, ids=[c[1] + "-" + c[0] for c in FOURTH_ROUND_MORE])
+def test_fourth_round_more_corrections(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    assert_replaced(say(*before, words, lang=lang), old, new)
+
+
+@pytest.mark.parametrize(
+    ("utterances", "values"),
+    [
+        # a clock time does not replace a time said by a meal, nor the other way round
+        (["Aspirin after lunch.", "Blood pressure tablet at 9 pm.", "The statin at 10 pm instead."], ["after lunch"]),
+        # money said like a clock time is money
+        (["Pocket money is three fifty a week."], ["three fifty"]),
+        # 周六 and 九点 are a day and a time, not one time
+        (["周六九点上游泳课。"], ["周六", "九点"]),
+    ],
+)
+def test_fourth_round_more_values_that_stay(utterances: list[str], values: list[str]) -> None:
+    state = say(*utterances, lang="zh" if any("\u4e00" <= c <= "\u9fff" for c in utterances[0]) else "en")
+    text = state.memory_text()
+    for value in values:
+        assert value in text, text
+    if utterances[0].startswith("Pocket"):
+        assert all(i.kind != "time" for i in state.all_items()), text
+
+
+FOURTH_ROUND_LAST = [
+    ("zh", "one end of a stored range", ["周六值班，从早上八点到下午四点。"], "下班时间改到五点半吧，那天要盘点。", "下午四点", "五点半"),
+    ("en", "a new person in the place of one named", ["The first aid course is for me and Sam Okoro."], "Sam's on holiday that week, so put Priya Shah in his place.", "Sam Okoro", "Priya Shah"),
+    ("en", "an amount with thousands marked", ["The quote came to £2,450."], "Sorry, I misread it, it's £2,540.", "£2,450", "£2,540"),
+]
+
+
+@pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), FOURTH_ROUND_LAST, ids=[c[1] + "-" + c[0] for c in FOURTH_ROUND_LAST])
+def test_fourth_round_last_corrections(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    assert_replaced(say(*before, words, lang=lang), old, new)
+
+
+def test_the_speaker_is_no_part_of_a_name() -> None:
+    state = say("Ask for Colin in accounts.", "Colin's left the company, it's Bernadette I need.")
+    assert [i.value for i in state.all_items() if i.kind == "name"] == ["Bernadette"], state.memory_text()
+
+
+def test_one_of_a_list_retracted_keeps_the_rest() -> None:
+    text = say("露营要带帐篷和睡袋。", "帐篷就不要了，营地有。", lang="zh").memory_text()
+    assert "帐篷" not in text and "睡袋" in text, text
+
+
+def test_just_the_one_is_a_count() -> None:
+    assert_replaced(say("Collect two sofas on Monday.", "My sister's having one of them, so it's just the one sofa now."), "two sofas", "one sofa")
+
+
+def test_a_place_named_by_its_first_word_then_chosen_instead() -> None:
+    assert_replaced(say("体检约在城南体检中心。", "城南那边约满了，城北还有号，就城北吧。", lang="zh"), "城南体检中心", "城北")

@@ -22,13 +22,13 @@ from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _ove
 from sotto.text.questions import asks
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
-_NUM = rf"(?:\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]|(?<=hundred) and |(?<=thousand) and )(?:{EN_NUMBER_WORDS}))*)(?: dozen)?"
+_NUM = rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]|(?<=hundred) and |(?<=thousand) and )(?:{EN_NUMBER_WORDS}|thousand|million))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
-    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|[a-z]+s)\b)"
+    rf"\b(?:(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five) (?:past|to)) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{{1,2}})\b(?: {_AMPM})?(?! (?:a|an|the|of|(?!is\b|was\b|has\b|suits\b|works\b)[a-z]+s)\b)"
     rf"|\d{{1,2}}(?::\d{{2}})?\s*{_AMPM}|\d{{1,2}}:\d{{2}}(?:\s*{_AMPM})?|(?:{_NUM})(?:[- ](?:o'clock|oh \w+))"
     rf"|(?:{EN_NUMBER_WORDS})(?:[- ](?:thirty|fifteen|forty-five|forty five|twenty|ten|oh five|forty|fifty))?\s*{_AMPM}"
-    rf"|noon|midday|midnight)",
+    rf"|noon|midday|midnight|(?:before|after|with) (?:breakfast|lunch|dinner|supper|tea|meals|food|bed|bedtime)\b)",  # "after breakfast": when a medicine is taken
     re.I,
 )
 # A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
@@ -62,7 +62,7 @@ _EN_NUMBER_PHRASE = (
 # "three thousand two hundred", "eighty-four fifty".
 _EN_SPOKEN_TIME = re.compile(
     r"(?<![-\w])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: |-(?=thirty|fifteen|forty|fifty|oh|o ))(?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
-    r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)",
+    r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)(?! (?:a|per|each) (?:week|month|day|year|head|person|kilo|hour)\b)",  # "two fifty a week" is money
     re.I,
 )
 _EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eighty"; "one and two" is a list
@@ -81,7 +81,7 @@ _EN_CHOICE = re.compile(
     rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
     r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
     r"|(?<=\bthe )(?:extra[- ]small|small|medium|large|extra[- ]large)\b(?=\s+(?:is|was|comes|came|fits|fitted|runs|ran|'s)\b)"  # "the medium comes up big"
-    r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then)|[,.;!?]|$)",
+    r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then|is)\b|'s\b|[,.;!?]|$)",
     re.I,
 )
 _EN_FRACTION = re.compile(
@@ -160,7 +160,7 @@ _EN_NEGATED_BEFORE = re.compile(
     r"(?:\bnot|\bnever|\bno longer|\binstead of|\brather than|\bthan|\bisn't|\bwasn't|\bno|\bdid (?:i|we) (?:say|tell you)"
     r"|\b(?:can't|cannot|can not|couldn't|won't|doesn't|don't) (?:do|make|manage|come|go|be|have|take|get to)"
     r"|\b(?:nobody|no one|no-one)(?:'s| is| will be)? (?:in|home|around|free|available|there)(?: on| at)?"
-    r"|\b(?:full|booked up|fully booked|shut|closed|away|busy|unavailable|on leave|working|sold out) (?:on|at|for|that|this))\s+(?:the |at |on |for |in )?$",
+    r"|\b(?:full|booked up|fully booked|shut|closed|away|busy|unavailable|on leave|working|sold out) (?:on|at|for|that|this))\s+(?:the |at |on |for |in |an? )?$",
     re.I,
 )  # "he can't do the ninth", "it's full on the ninth", "she's working that Saturday": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
@@ -242,7 +242,7 @@ def _en_quantity(m: re.Match[str], text: str) -> tuple[int, str] | None:
         return None  # "2270 C", "two r's": a code or a letter, not a counted thing
     if first == "of" and unit.lower() not in ("of us", "of them"):
         return None  # "one of the guests": a person, not a count
-    if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I):
+    if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I) and not re.search(r"\b(?:just|only) the\s+$", text[: m.start()], re.I):
         return None  # "the one next door", "the one ending 0938": a pronoun, not a count
     parts = re.split(r"[\s-]", unit)
     if len(parts) == 2 and re.search(r"[^s']s$", parts[0].lower()) and not parts[0].lower().endswith(("'s", "’s")):
@@ -291,6 +291,10 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_TIME_SHIFT.finditer(text):
         earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if earlier else 1)
+    for m in re.finditer(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])", text):
+        counted = _EN_QUANTITY.match(text, m.start())
+        if counted is None or _en_quantity(counted, text) is None:
+            add(m.start(), m.end(), KIND_NUMBER)  # "£1,840": one amount, its thousands marked
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
     for m in _QUOTED.finditer(text):
@@ -391,6 +395,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         ):
             start += len(tokens[0]) + 1
             tokens = tokens[1:]
+        while len(tokens) > 1 and tokens[-1] in ("I", "I'm", "I'll", "I'd", "I've"):
+            tokens = tokens[:-1]  # "it's Bernadette I need": the speaker, not a surname
         if not tokens or (len(tokens) == 1 and len(tokens[0].strip("'’")) == 1):
             continue  # "P, R, Y, C, E": letters spelled out, not names
         if len(tokens) == 1 and re.fullmatch(_TITLE + r"(?:'s|’s)?", tokens[0]):

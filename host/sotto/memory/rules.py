@@ -464,6 +464,10 @@ def _without_clause(text: str, what: str, lang: str) -> str | None:
     """`text` without the clauses that name `what`; None when no clause, or every clause, does."""
     clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", text) if c.strip(" ，,;；")]
     kept = [c for c in clauses if not (content_stems(what) & content_stems(c))]
+    if len(clauses) == 1 and lang == "zh" and what in text:
+        # "义工要带手套和口罩" without 手套: one of a list of things goes with its 和 or 、
+        rest = re.sub(rf"{re.escape(what)}(?:和|、|及|跟)|(?:和|、|及|跟){re.escape(what)}", "", text, count=1)
+        return rest if rest != text else None
     if not kept or len(kept) == len(clauses):
         return None
     return ("".join(kept) if lang == "zh" else " ".join(kept)).strip(" ，,;；")
@@ -694,12 +698,13 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
 # Kailh Box White.", "Black edging shows every fingerprint. Brushed steel it is."
 _EN_CHOSEN = re.compile(
     r"(?:^|[,;]\s*)(?:so|then|ok(?:ay)?)?,?\s*(?P<a>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?<! as) it is\s*[.!]?$"
-    r"|(?:^|[,;]\s*|\b)(?:so|then) (?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
+    r"|(?:^|[,;]\s*|\b)(?:so|then) (?!(?:it'll|it will|that'll|that will|it's going to|it has to) be\b)(?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
     r"|\b(?:go|going|we'll go|i'll go) (?:with|for) (?:the |a |an )?(?P<c>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
     r"|\b(?:let's|let us|we'll|i'll|we will|i will|we can|we could|i'd like|we'd like|i want|we want) (?:do|have|take|get|use|call|try|book|pick|choose|switch to|move to) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*(?:[,;][^,;]*)?[.!]?$"
     r"|^(?:ok(?:ay)?,?\s*|fine,?\s*|right,?\s*)?(?:the |a |an |some )?(?P<g>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) (?:will do|'ll do|is fine|then)\s*[.!]?$"
     r"|(?:^|[,;]\s*|\b(?:use|do|have|take|get|try|book|pick|choose) (?:the |a |an |some )?)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b"
-    r"|^(?P<f>[A-Z][\w'-]*(?: [\w'-]+){0,3}?),? please\s*[.!]?$",  # "Goatskin, please."
+    r"|^(?P<f>[A-Z][\w'-]*(?: [\w'-]+){0,3}?),? please\s*[.!]?$"  # "Goatskin, please."
+    r"|\b(?:it'll|it will|that'll|that will|it's going to|it has to|it'll have to|it will have to) be (?:the |a |an |some )?(?P<i>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$",
     re.I,
 )
 _NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
@@ -714,7 +719,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     new = next(g for g in m.groups() if g).strip()
     if _NOT_A_CHOICE.match(new) or re.search(r"\d", new) or len(new) < 3:
         return None
-    if re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 30): m.start() + 12], re.I):
+    if re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 12): m.start() + 12], re.I):
         return None  # "Brown doesn't go with a thing he owns": a refusal, not a choice
     said = f"{earlier} {text[: m.start()]}".lower()
     new_words = set(re.findall(r"[a-z]{3,}", new.lower()))
@@ -730,7 +735,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
     # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
     # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
-    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g")):
+    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i")):
         return None
     notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
     words = re.findall(r"[a-z][a-z'-]*", said)
@@ -748,7 +753,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|就(?=[^，。！？；、,.!?;\s]{2,8}?吧)|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
 def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
@@ -762,10 +767,14 @@ def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str
     head = text[: m.start()]
     if not any(i.value in head for i in _typed(state.all_items()) if i.kind in ("place", "name", "item") and len(i.value) >= 2):
         head = earlier + head  # the thing was named in an earlier sentence of the turn (often a question)
+    # A stored place named by its first word ("天河" for 天河出入境大厅) is named too.
+    shortened = [i for i in _typed(state.all_items()) if i.kind == "place" and len(i.value) > 3 and i.value[:2] in head and i.value not in head and i.value[:2] not in new]
     items = state.all_items()
     if any(new in i.value for i in items):
         return None
     stored = [i.value for i in _typed(items) if i.kind in ("place", "name", "item") and len(i.value) >= 2 and i.value in head and i.value not in new]
+    if not stored and len(shortened) == 1:
+        return shortened[0].value, new
     if len(stored) == 1:
         return stored[0], new
     if stored:

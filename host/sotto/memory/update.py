@@ -118,6 +118,8 @@ def number_of(text: str) -> float | None:
 
 
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
+    if stored.kind == value.kind == KIND_TIME and _by_meal(stored.value) != _by_meal(value.text):
+        return False  # "after breakfast" is another sort of time than "8 am": neither replaces the other
     if stored.kind == value.kind == KIND_NUMBER:
         a, b = _label(stored.value), _label(value.text)
         structural = {"by", "over", "x", "×", "*", "/", "-", "乘"}
@@ -306,7 +308,10 @@ def decide_values(
                 decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
                 out.consumed.add(id(o))
                 break
-            hit = [s for s in candidates if (_same_value(s, o.text) or _contains_value(s, o.text) or _same_amount(s, o.text)) and (o.kind == v.kind or _kind_compatible(s, v, lang))]
+            hit = [
+                s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and (_same_value(s, o.text) or _contains_value(s, o.text) or _same_amount(s, o.text))
+                and (o.kind == v.kind or _kind_compatible(s, v, lang) or same_sort(s, v.kind, v.text))  # "Half eight is too early. Let's say nine."
+            ]
             if hit:
                 decision = Decision(UPDATE, new_item, hit[-1], f"the sentence names {o.text!r} as replaced")
                 out.consumed.add(id(o))
@@ -324,6 +329,18 @@ def decide_values(
                 new_item.value = _replace_tail_digits(target.value, tail)
                 new_item.key = target.key
                 decision = Decision(UPDATE, new_item, target, f"the sentence corrects the end of {target.value!r}")
+        # 1c. "finish at 5 pm", 下班时间改成六点半: one end of a stored range ("1 pm to 4 pm", 九点到五点)
+        if decision is None and v.kind == KIND_TIME and not _RANGE_SPLIT.search(v.text):
+            end = _RANGE_END_SAID.search(statement.text[max(0, v.start - 30): v.start] + " " + v.context)
+            ranges = [s for s in candidates if s.kind == KIND_TIME and _RANGE_SPLIT.search(s.value)]
+            if end and ranges:
+                target = max(ranges, key=lambda s: (s.turn, candidates.index(s)))
+                first, sep, last = _RANGE_SPLIT.split(target.value, maxsplit=1)[0], _RANGE_SPLIT.search(target.value).group(0), _RANGE_SPLIT.split(target.value, maxsplit=1)[-1]  # type: ignore[union-attr]
+                start_said = end.group("start") is not None
+                if not _same_value(Item(key="", value=last if not start_said else first, kind=KIND_TIME), v.text):
+                    new_item.value = f"{v.text}{sep}{last}" if start_said else f"{first}{sep}{v.text}"
+                    new_item.key = target.key
+                    decision = Decision(UPDATE, new_item, target, "one end of a stored range")
         # 2. a repeat (also of a value this sentence already gave: "the 15th ... on the 15th")
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
@@ -337,8 +354,10 @@ def decide_values(
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored))
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
-            # in the same turn: the new one takes the place of the one named.
-            before = [s for s in (earlier_names or []) if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
+            # in the same turn: the new one takes the place of the one named. Within one sentence
+            # the place must be said: "Tom's on nights that week, so put Kerry Doyle in his place."
+            here = [d.target for d in out.decisions if d.op == NOOP and d.target is not None and d.target.kind == KIND_NAME] if _IN_PLACE_OF.search(statement.text) else []
+            before = [s for s in (earlier_names or []) + here if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
             if before:
                 decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
         if decision is None:
@@ -348,6 +367,9 @@ def decide_values(
         if decision.op == UPDATE and decision.target is not None:
             if not new_item.key or (not v.key and v.kind != KIND_QUANTITY):
                 new_item.key = decision.target.key
+            elif decision.target.value in new_item.key:
+                # "Colin's left the company, it's Bernadette I need": the old value is no part of the new one's key.
+                new_item.key = " ".join(re.sub(rf"{re.escape(decision.target.value)}(?:'s|’s)?", " ", new_item.key).split()) or decision.target.key
             elif decision.target.key and decision.target.key not in new_item.key:
                 # The new value is about what the old one was about, and what was said now.
                 joined = f"{new_item.key} {decision.target.key}" if lang != "zh" else new_item.key + decision.target.key
@@ -370,6 +392,8 @@ def decide_values(
             half = re.search(r"\s*(?:[ap]\.?m\.?|in the (?:morning|afternoon|evening)|at night)$", decision.target.value, re.I)
             if v.kind == KIND_TIME and half and re.fullmatch(r"\d{1,2}(?::\d{2})?|[a-z]+(?:[- ][a-z]+)?", v.text, re.I) and lang != "zh":
                 new_item.value = v.text + half.group(0)  # "push it to 6" after "5 pm": 6 pm
+            if v.kind == KIND_NUMBER and decision.target.kind == KIND_TIME and _is_bare_number(v.text):
+                new_item.kind = KIND_TIME  # "Let's say nine" for a bedtime: a time
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_QUANTITY and _is_bare_number(v.text):
                 # "the guest count is thirty now": the count keeps its unit.
                 unit = item_unit_words(decision.target)
@@ -449,12 +473,34 @@ def _same_value(item: Item, text: str) -> bool:
     a2, b2 = strip.sub("", strip.sub("", a)), strip.sub("", strip.sub("", b))
     if a2 == b2 or a2.removesuffix("s") == b2.removesuffix("s"):
         return True
+    if item.kind == KIND_TIME and _same_clock(item.value, text):
+        return True  # "half one" names the stored "1:30"
     if item.kind == KIND_TIME:
         # "Two's when they clear lunch" names the stored "2 pm": a bare hour is that time.
         hour = _hour_of(a2)
         said = b2 if re.fullmatch(r"\d{1,2}", b2) else str(_WORD_NUMBERS.get(b2, ""))
         return hour is not None and said.isdigit() and hour % 12 == int(said) % 12
     return False
+
+
+_BY_MEAL = re.compile(r"\b(?:before|after|with) (?:breakfast|lunch|dinner|supper|tea|meals|food|bed|bedtime)\b|(?:饭|餐|睡觉|睡)[前后]", re.I)
+
+
+def _by_meal(text: str) -> bool:
+    """A time said by a meal or by bed ("after breakfast", 午饭后), not by the clock."""
+    return _BY_MEAL.search(text) is not None
+
+
+def _same_clock(a: str, b: str) -> bool:
+    """Two ways of saying one clock time ("half one" and "1:30"; "13:30" and "1:30 pm"): the same minutes
+    on a 12-hour clock, and no different halves of the day said."""
+    lang = "zh" if re.search(r"[\u4e00-\u9fff]", a + b) else "en"
+    x, y = clock_minutes(a, lang), clock_minutes(b, lang)
+    if x is None or y is None or re.fullmatch(r"\d{1,2}|[a-z]+", b.strip().lower()):
+        return False  # a bare hour is decided by _hour_of
+    if x[1] and y[1] and x[1] != y[1]:
+        return False
+    return x[0] % 720 == y[0] % 720
 
 
 def _hour_of(time: str) -> int | None:
@@ -532,7 +578,10 @@ def _by_key(
         scored.append((overlap, order, s))
     best = max(scored, key=lambda x: (x[0], x[1]))
     overlap, _, target = best
-    adds = statement.additive and not statement.change_cue
+    # A total said after an addition is the new count, not another one: "the shower tray wants
+    # doing as well, so two tubes", 小姑一家也过来，这样就十五个人了, 菜也加到十个.
+    total = _TOTAL_BEFORE.search(statement.text[max(0, v.start - 24): v.start]) is not None
+    adds = statement.additive and not statement.change_cue and not total
     if overlap > 0:
         if adds:
             return None
@@ -564,6 +613,9 @@ def _by_key(
         same_kind = [s for s in earlier if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
         if v.kind == KIND_NUMBER:
             same_kind = [s for s in same_kind if _shape(s.value) == _shape(v.text)]  # "call it 80.9": the decimal, 81.6; a code is not a price
+        if v.kind == KIND_DATE:
+            # "back on the 20th now": a day of the month replaces a day of the month, not "Wednesday night".
+            same_kind = [s for s in same_kind if _date_shape(s.value) == _date_shape(v.text)] or same_kind
         bare_number_of = [s for s in earlier if v.kind == KIND_NUMBER and s.kind in (KIND_TIME, KIND_QUANTITY) and _shape(v.text) != "code"]  # "Seven, then."
         pool = [s for s in people if s.turn != new_item.turn] or same_kind or bare_number_of
         if not pool:
@@ -594,6 +646,34 @@ def same_sort(old: Item, kind: str, text: str) -> bool:
     """Of the old value's kind, or a bare amount for a count or a time ("so they want five hundred"
     after "three hundred copies"; "Twelve minutes floods the trays. Eight's plenty.")."""
     return old.kind == kind or (kind == KIND_NUMBER and old.kind in (KIND_QUANTITY, KIND_TIME) and _is_bare_number(text))
+
+
+def _date_shape(text: str) -> str:
+    """A day of the month ("the 20th", 三月十一号), a weekday ("Wednesday night", 周三) or another date."""
+    t = text.lower()
+    if re.search(r"\d|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|teenth|tieth|twenty|thirty)\b|[号日]", t):
+        return "day"
+    if re.search(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|周|星期|礼拜", t):
+        return "weekday"
+    return "other"
+
+
+_TOTAL_BEFORE = re.compile(
+    r"(?:\b(?:so|that's|that is|that makes|which makes|making|makes)\s+(?:it\s+|us\s+|that\s+)?(?:a total of\s+)?$)"
+    r"|(?:这样就|那就|一共|总共|加起来|就是|加到|增加到|减到|减少到|变成)(?:是|有)?$",
+    re.I,
+)
+
+
+_RANGE_SPLIT = re.compile(r"\s*(?:\bto\b|\btill\b|\buntil\b|–|-(?=\s*\d)|到|至)\s*")
+_RANGE_END_SAID = re.compile(
+    r"(?P<end>\b(?:finish|finishing|finishes|end|ends|ending|until|till|done by|wrap up|close|closing|out by)\b|下班|结束|收工|散场|截止)"
+    r"|(?P<start>\b(?:start|starting|starts|begin|beginning|begins|from|kick off|open|opening)\b|上班|开始|开工|开场)",
+    re.I,
+)
+
+
+_IN_PLACE_OF = re.compile(r"\b(?:in (?:his|her|their) place|instead of (?:him|her|them)|(?:cover|covers|covering|stand in|stands in|standing in|fill in|fills in|filling in) for (?:him|her|them))\b|替(?:他|她)|代替(?:他|她)|顶(?:他|她)的", re.I)
 
 
 def _near(a: str, b: str) -> bool:
