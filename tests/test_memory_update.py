@@ -7,6 +7,8 @@ value kept. The phrasings are ordinary speech, one per mechanism of `sotto.memor
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sotto.agent.compose import compose_reply
@@ -508,3 +510,54 @@ def test_just_the_one_is_a_count() -> None:
 
 def test_a_place_named_by_its_first_word_then_chosen_instead() -> None:
     assert_replaced(say("体检约在城南体检中心。", "城南那边约满了，城北还有号，就城北吧。", lang="zh"), "城南体检中心", "城北")
+
+
+def test_a_person_taken_off_by_a_pronoun() -> None:
+    state = say("Book the minibus for me and Dev on Friday.", "Dev's hurt his back, so take him off the booking.")
+    text = state.memory_text()
+    assert "Dev" not in text and "Friday" in text, text
+
+
+@pytest.mark.parametrize(
+    ("utterances", "values", "absent"),
+    [
+        # "Dr" is a title only as a word: "Drivers" is no person
+        (["Drivers are Claire, Imran and Steve."], ["Claire", "Steve"], ['"value": "Drivers"']),
+        # "nine forty-five" is one time
+        (["We meet at the clubhouse at nine forty-five."], ["nine forty-five"], []),
+        # money said with its unit and pence is one amount, not a clock time
+        (["Raffle tickets at two quid.", "Nobody's buying at two quid, I'll do them at a pound fifty."], ["a pound fifty"], ["two quid"]),
+    ],
+)
+def test_fourth_round_readings(utterances: list[str], values: list[str], absent: list[str]) -> None:
+    text = say(*utterances).memory_text()
+    for value in values:
+        assert value in text, text
+    for value in absent:
+        assert value not in text, text
+
+
+@pytest.mark.parametrize(
+    ("before", "words", "old", "new"),
+    [
+        (["The parcel is for Mrs Catherine Bell."], "Sorry, she spells it K, A, T, H, R, Y, N. Kathryn.", "Catherine", "Kathryn"),
+        (["Pick-up is under Mr Phillips."], "I had the name wrong, it's F, I, L, I, P, S. Filips.", "Phillips", "Filips"),
+        (["Collection for Mrs Jenkin."], "Hang on, that's J, E, N, K, I, N, S. Jenkins.", "Jenkin", "Jenkins"),
+    ],
+)
+def test_a_name_spelled_again_replaces_the_one_that_sounds_the_same(before: list[str], words: str, old: str, new: str) -> None:
+    state = say(*before, words)
+    names = [i.value for i in state.all_items() if i.kind == "name"]
+    assert any(new in n for n in names) and not any(re.search(rf"\b{old}\b", n) for n in names), names
+
+
+FOURTH_ROUND_OWNING_UP = [
+    ("en", "owning up said after the value", ["The caravan is twenty-two feet long."], "Sorry, it's twenty-five foot. I was thinking of our old caravan.", "twenty-two feet", "twenty-five foot"),
+    ("en", "thinking about it", ["We'll take the four-person tent."], "Um, thinking about it, the six-person tent.", "four-person", "six-person"),
+    ("zh", "a measure word for windows", ["纱窗要换三扇。"], "阳台那扇也坏了，那就是四扇了。", "三扇", "四扇"),
+]
+
+
+@pytest.mark.parametrize(("lang", "name", "before", "words", "old", "new"), FOURTH_ROUND_OWNING_UP, ids=[c[1] + "-" + c[0] for c in FOURTH_ROUND_OWNING_UP])
+def test_fourth_round_owning_up(lang: str, name: str, before: list[str], words: str, old: str, new: str) -> None:
+    assert_replaced(say(*before, words, lang=lang), old, new)

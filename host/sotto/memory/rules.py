@@ -90,7 +90,8 @@ _EN_CANCEL = re.compile(
 # A retraction said inside a sentence: "Leave the mattress off", 滑板车就不拿了, 不用软饭了.
 _EN_RETRACT = re.compile(
     r"\bleave (?:the |my |our )?(?P<what>[a-z][\w -]{1,30}?) (?:off|out)\b"
-    r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)",
+    r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)"
+    r"|\b(?:take|cross|strike|scratch) (?:the |my |our )?(?P<what3>[a-z][\w -]{0,30}?) (?:off|out)\b(?: (?:of )?(?:the|my|our) (?:list|booking|order|rota|form))?",
     re.I,
 )
 _ZH_RETRACT = re.compile(r"(?P<what>[\u4e00-\u9fff]{2,6}?)(?:就|也)?(?:先)?不(?:[\u4e00-\u9fff]{1,2}?)了(?=[，。！,.!]|$)|不用(?P<what2>[\u4e00-\u9fff]{2,6}?)了|(?P<what3>[\u4e00-\u9fff]{2,6}?)(?:就|也)?算了")  # 剪刀不磨了, 洗衣机就不回收了, 羽毛球鞋算了
@@ -753,7 +754,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|就(?=[^，。！？；、,.!?;\s]{2,8}?吧)|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|就(?=[^，。！？；、,.!?;\s]{2,8}?吧)|换(?![个一两几](?:个|次|下|遍)))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
 def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
@@ -827,6 +828,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             continue
         known = frozenset(part for i in w.stored() if i.kind == "name" for part in i.value.split())
         st = read_sentence(sentence, lang, known)
+        if not st.admission and index + 1 < len(sentences) and L.has_admission(sentences[index + 1], lang) and not read_sentence(sentences[index + 1], lang, known).values:
+            # "Sorry, she's sixty-two foot. I was thinking of our old boat.": owning up said after the value.
+            st.admission = True
         before = previous if carried is not None else ""
         if carried is not None and not st.question:
             # "Oh, I got the day wrong. The 13th ...": the cue and what it was about carry
@@ -875,8 +879,18 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number") and _same_clause(body, retract.start(), v.text, lang)
         ):
             what = next((g for g in retract.groups() if g), "")
+            if what.lower() in ("him", "her", "them"):
+                # "Jonah's licence has lapsed, so take him off the booking": the person named before.
+                people = [i.value for i in w.stored() if i.kind == "name" and re.search(rf"(?<!\w){re.escape(i.value)}(?!\w)", " ".join(sentences[: index + 1]))]
+                people += [i.value for i in named_people]
+                what = people[0] if people else what
             # The thing and the values said of it go ("剪刀不磨了" takes 剪刀's price with it).
-            doomed = [i for i in _cancelled(w, what) if i.kind == KIND_NOTE or content_stems(what) & (content_stems(i.value) | content_stems(i.key))]
+            # A person taken off takes only themselves: the day they were booked with stays.
+            person = any(i.kind == "name" and what.lower() in i.value.lower() for i in w.stored())
+            doomed = [
+                i for i in _cancelled(w, what)
+                if i.kind == KIND_NOTE or content_stems(what) & (content_stems(i.value) | (set() if person else content_stems(i.key)))
+            ]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
                 # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
                 rest = _without_clause(item.value, what, lang)
