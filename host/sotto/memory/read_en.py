@@ -294,8 +294,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if earlier else 1)
     for m in re.finditer(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])", text):
-        counted = _EN_QUANTITY.match(text, m.start())
-        if counted is None or _en_quantity(counted, text) is None:
+        with_unit = _EN_QUANTITY.match(text, m.start())
+        if with_unit is None or _en_quantity(with_unit, text) is None:
             add(m.start(), m.end(), KIND_NUMBER)  # "£1,840": one amount, its thousands marked
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
@@ -376,9 +376,9 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_FREQUENCY.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
     for m in _EN_QUANTITY.finditer(text):
-        counted = _en_quantity(m, text)
-        if counted:
-            add(m.start(), counted[0], KIND_QUANTITY, unit=counted[1], delta=bool(m.group("delta")))
+        count = _en_quantity(m, text)
+        if count:
+            add(m.start(), count[0], KIND_QUANTITY, unit=count[1], delta=bool(m.group("delta")))
     for m in _EN_FOR_COUNT.finditer(text):
         add(m.start(1), m.end(1), KIND_QUANTITY, unit="people")
     for m in _EN_ID.finditer(text):

@@ -127,6 +127,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
     for m in _ZH_TIME_SHIFT.finditer(text):
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in ("提前", "提早", "早", "往前提", "往前挪", "往前") else 1)
+    for m in re.finditer(r"(?<=[好快慢近远早晚多少大小高低长短轻重便贵松紧宽窄亮暗厚薄认些])一点(?![半钟分\d零一二三四五六七八九十])", text):
+        taken.append((m.start(), m.end()))  # "好认一点", "便宜一点": a little, not one o'clock
     for m in _ZH_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_CHOICE.finditer(text):

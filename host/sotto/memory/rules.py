@@ -347,15 +347,15 @@ def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str]
                 continue
             if any(c in ZH_FUNCTION_CHARS for c in mod) and mflag[:1] != "m":
                 continue
-            found: set[tuple[str, str]] = set()
+            swaps: set[tuple[str, str]] = set()
             for text in stored:
                 for m in re.finditer(rf"(?P<x>[\u4e00-\u9fff]{{{len(mod)}}}){re.escape(head)}", text):
                     x = m.group("x")
                     if x != mod and any(w == x and f[:1] == mflag[:1] for w, f in zh_words(text)):
-                        found.add((x, mod) if len(x) >= 2 else (x + head, mod + head))  # 东区 -> 西区, also where said alone
-            if len(found) == 1:
-                return found.pop()
-            if found:
+                        swaps.add((x, mod) if len(x) >= 2 else (x + head, mod + head))  # 东区 -> 西区, also where said alone
+            if len(swaps) == 1:
+                return swaps.pop()
+            if swaps:
                 return None  # 槐花蜜 and 枣花蜜 both stored: which one goes is said elsewhere (枣花蜜卖完了)
         return None
     said = re.findall(r"[A-Za-z][\w'-]*", st.text)
@@ -1006,6 +1006,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
     # gives the reason for a change keeps the old value alive; it goes.
     retired = [norm_key(old) for old in result.retired if norm_key(old)]
+    # "that green's too close to ...": the reason names the replaced "dark green" by its last word.
+    retired += [norm_key(old.split()[-1]) for old in result.retired if len(old.split()) > 1 and len(old.split()[-1]) >= 3 and lang != "zh" and old[:1].islower()]
     # A person's first name alone names them too ("Carla's abroad that week" for Carla Mendes).
     retired += [norm_key(part) for old in result.retired if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", old) for part in old.split()]
     reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and re.search(rf"(?<!\w){re.escape(r)}s?(?!\w)", norm_key(i.value)) for r in retired)]

@@ -631,6 +631,8 @@ def _by_key(
     if not same and v.kind == KIND_NUMBER and _is_bare_number(v.text):
         # "so they want five hundred" after "three hundred copies": a bare amount is a count's; a measure needs its key.
         same = [s for s in candidates if s.kind == KIND_QUANTITY and number_of(s.value) is not None and not _dimension(item_unit(s, lang))]
+    if v.kind == KIND_DATE:
+        same = [s for s in same if _date_shape(s.value) == _date_shape(v.text)] or same  # "so I've taken the seventeenth": a day of the month
     reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
     if reason and not adds and len(same) == 1 and sum(1 for o in news if o.kind == v.kind) == 1 and not v.qualifiers:
         return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")

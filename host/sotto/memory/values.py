@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sotto.backfill.phonetic_en import edit_distance, phonetic_key
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import stem
@@ -202,34 +203,13 @@ def _without_values(key: str, values: list[Value]) -> str:
     return " ".join(key.split())
 
 
-def _sound(name: str) -> str:
-    """A light spelling-free key of a name: "Caitlin" and "Kaitlyn" both "katlin"."""
-    x = name.lower()
-    x = re.sub(r"ph", "f", x)
-    x = re.sub(r"ck|q", "k", x)
-    x = re.sub(r"c(?=[aou]|$)|^c(?![eiy])", "k", x)
-    x = x.replace("y", "i")
-    x = re.sub(r"(.)\1+", r"\1", x)  # doubled letters
-    return re.sub(r"(?<=.)[aeiou]+(?=.)", lambda m: m.group(0)[0], x)
-
 
 def spelled_again(a: str, b: str) -> bool:
     """Two spellings of one name: one or two letters apart from the same start, or the same
-    sound ("Kaitlyn" for "Caitlin", "Hollins" for "Hollis")."""
+    sound ("Kaitlyn" for "Caitlin", "Filips" for "Phillips")."""
     x, y = a.lower(), b.lower()
     if x == y or not x or not y or abs(len(x) - len(y)) > 2 or min(len(x), len(y)) < 3:
         return False
     if x[0] != y[0]:
-        sx, sy = _sound(x), _sound(y)
-        return sx[0] == sy[0] and _distance(sx, sy) <= (2 if min(len(sx), len(sy)) >= 6 else 1)
-    return _distance(x, y) <= 2
-
-
-def _distance(x: str, y: str) -> int:
-    prev = list(range(len(y) + 1))
-    for i, cx in enumerate(x, 1):
-        cur = [i]
-        for j, cy in enumerate(y, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (cx != cy)))
-        prev = cur
-    return prev[-1]
+        return phonetic_key(x) == phonetic_key(y)
+    return edit_distance(x, y) <= 2
