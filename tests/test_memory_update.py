@@ -534,3 +534,10 @@ def test_a_little_is_not_one_o_clock() -> None:
 def test_a_moved_address_leaves_the_keys_of_other_items() -> None:
     state = say("Collect the sofa from 14 Elm Rise on the sixth.", "We're not at Elm Rise any more, we've moved to 3 Birch Close.")
     assert "Elm Rise" not in state.memory_text() and "3 Birch Close" in state.memory_text() and "sixth" in state.memory_text(), state.memory_text()
+
+
+def test_an_imperative_choice_replaces_the_thing_found_wanting() -> None:
+    assert_replaced(say("Book the small meeting room for the demo.", "The small room hasn't got a screen. Give me the boardroom."), "small", "boardroom")
+    # a person named before the choice is not the thing replaced
+    state = say("Rota: Maya does the dishes and Leo walks the dog.", "Leo can't do the dog, he's allergic. Put him on the bins.")
+    assert "Leo" in state.memory_text(), state.memory_text()

@@ -707,7 +707,8 @@ _EN_CHOSEN = re.compile(
     r"|^(?:ok(?:ay)?,?\s*|fine,?\s*|right,?\s*)?(?:the |a |an |some )?(?P<g>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) (?:will do|'ll do|is fine|then)\s*[.!]?$"
     r"|(?:^|[,;]\s*|\b(?:use|do|have|take|get|try|book|pick|choose) (?:the |a |an |some )?)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b"
     r"|^(?P<f>[A-Z][\w'-]*(?: [\w'-]+){0,3}?),? please\s*[.!]?$"  # "Goatskin, please."
-    r"|\b(?:it'll|it will|that'll|that will|it's going to|it has to|it'll have to|it will have to) be (?:the |a |an |some )?(?P<i>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$",
+    r"|\b(?:it'll|it will|that'll|that will|it's going to|it has to|it'll have to|it will have to) be (?:the |a |an |some )?(?P<i>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|^(?:no wait,?\s*|so\s+|then\s+)?(?:put (?:us|him|her|me|them) (?:in|on|down for)|give (?:me|us|him|her|them)|take|use|bring|book|make it) (?:the |a |an |some )?(?P<j>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$",
     re.I,
 )
 _NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
@@ -738,10 +739,11 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
     # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
     # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
-    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i")):
+    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i") or m.group("j")):
         return None
     notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
-    words = re.findall(r"[a-z][a-z'-]*", said)
+    people = {w.lower() for i in state.all_items() if i.kind == "name" for w in i.value.split()}  # "Leo can't do the cat": a person is not the thing
+    words = [w for w in re.findall(r"[a-z][a-z'-]*", said) if w.removesuffix("'s") not in people]
     for start, word in enumerate(words):
         word = word.removesuffix("'s")
         if len(word) < 3 or word in EN_STOPWORDS or word in L.EN_EMPTY_WORDS or word in new_words or not re.search(rf"\b{re.escape(word)}\b", notes):
