@@ -99,6 +99,15 @@ def test_no_model_for_other_languages() -> None:
         sphinx_asr.model_folder("zh")
 
 
+def test_the_decoder_is_configured_with_the_named_settings() -> None:
+    model = sphinx_asr.model_folder("en")
+    chosen = sphinx_asr._config(model, RATE, sphinx_asr.DECODER_SETTINGS)
+    for name, value in sphinx_asr.DECODER_SETTINGS.params().items():
+        assert chosen[name] == value
+    other = sphinx_asr._config(model, RATE, sphinx_asr.DecoderSettings(lw=2.5, wip=0.3, fwdflat=True, bestpath=False))
+    assert (other["lw"], other["wip"], other["fwdflat"], other["bestpath"]) == (2.5, 0.3, True, False)
+
+
 # ------------------------------------------------------------------ the real model
 
 
@@ -116,12 +125,13 @@ def say(voice: object, text: str) -> tuple[bytes, int]:
 
 @pytest.mark.slow
 def test_real_model_recognises_piper_speech_with_word_posteriors(piper: object) -> None:
-    pcm, rate = say(piper, "Please call me tomorrow at three.")
+    # A time, so that normalisation writes its number as digits (an isolated "three" stays a word).
+    pcm, rate = say(piper, "Please call me tomorrow at 3 pm.")
     rec = NormalizingRecognizer(sphinx_asr.load(), "en")
     heard = transcribe(rec, pcm, rate)
     assert len(heard.finals) == 1 and heard.finals[0].final
     text = heard.text
-    assert "tomorrow" in text and "3" in text  # "three" normalised
+    assert "tomorrow" in text and "3 pm" in text  # "three pm" / "three p m" normalised
     assert "three" in heard.heard
     assert heard.words and all(w.confidence is not None and 0.0 <= w.confidence <= 1.0 for w in heard.words)
     assert [w.word for w in heard.words] == text.split()

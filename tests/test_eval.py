@@ -166,7 +166,7 @@ def test_speech_turns_give_the_memory_the_recognised_words_and_report_wer(
     assert voice.texts == [t.user for t in script.turns]  # each user turn was synthesised
     first, second, third = lines
     assert first["heard"] == "book a table for four people at seven p m"
-    assert first["final_transcript"] == "book a table for 4 people at 7 pm" and first["wer"] == 0.0
+    assert first["final_transcript"] == "book a table for four people at 7 pm" and first["wer"] == 0.0
     assert "7 pm" in json.dumps(first["state"])  # the memory got the normalised words
     assert second["wer"] == 0.5  # "carl a" for "carla": one substitution, one insertion
     assert third["reply"] == "" and third["first_answer_ms"] is None  # nothing heard: no turn

@@ -21,8 +21,23 @@ from sotto.metrics import word_errors
     ("my number is zero four one two five five six seven eight one", "my number is 0412556781"),
     ("my number is oh four one two", "my number is 0412"),
     ("the id is eight eight four two one", "the id is 88421"),
-    ("make it six people not four", "make it 6 people not 4"),
+    ("make it twelve people not ten", "make it 12 people not 10"),
     ("three o'clock is better", "3 o'clock is better"),
+    # a phone number read in groups: digits one by one, then numbers said as numbers
+    ("is zero one six one four hundred ninety six zero seven three two", "is 0161 496 0732"),
+    ("my mobile zero seven nine one one one hundred twenty three four hundred fifty six", "my mobile 07911 123 456"),
+    ("on zero seven seven zero zero nine hundred four hundred twelve", "on 07700 900 412"),
+    ("one hundred twenty three four hundred fifty six", "123 456"),
+    ("two thousand four hundred", "2400"),
+    ("ninety six", "96"),
+    # times said with half and quarter
+    ("we'll be home by half eleven", "we'll be home by 11:30"),
+    ("at half past nine", "at 9:30"),
+    ("push it to a quarter to six", "push it to 5:45"),
+    ("quarter past one", "1:15"),
+    ("quarter to one", "12:45"),
+    ("at eleven zero zero", "at 11:00"),
+    ("breakfast for three at eight zero zero", "breakfast for three at 8:00"),
 ])
 def test_english_numbers_and_times_become_digits(heard: str, written: str) -> None:
     assert normalize(heard, "en") == written
@@ -38,7 +53,12 @@ def test_english_numbers_and_times_become_digits(heard: str, written: str) -> No
     "i am here",
     "a m",
     "someone said it was done",
-    "saturday at two",  # an isolated "two" stays a word: text2num converts from three up
+    "saturday at two",  # an isolated number under ten stays a word, as people write it
+    "we're three me and our daughter",
+    "make it six people not four",
+    "her grade three book",
+    "half a cup",
+    "cut it in half two times",
 ])
 def test_english_ordinary_words_stay(words: str) -> None:
     assert normalize(words, "en") == words

@@ -5,11 +5,16 @@ memory keeps values verbatim and people type digits, so a final transcript is no
 between recognition and memory: "tomorrow at 3 pm", "13900123456". The recognised words
 stay in the transcript (`Transcript.raw_text`) and in the trace.
 
-- English: `text2num` turns number words into digits. Its threshold keeps isolated
-  "one" and "two" (and the ordinals "first", "second") as words, so "one of them", "a
-  second", "once" are untouched. On top of it, the forms a time takes: "p m" -> "pm",
-  a number word before am/pm, an hour and its minutes ("3 15") -> "3:15", and a spelled
-  digit string ("oh four one two ...") -> "0412...".
+- English: `text2num` turns number words into digits. Its threshold keeps an isolated
+  number under ten a word, as people write one ("for six", "we're three", "one of them",
+  "a second"); in a time, a sequence or with a larger number it becomes digits. On top
+  of it, the forms a time takes: "p m" -> "pm", a number word before am/pm or o'clock,
+  an hour and its minutes ("3 15") -> "3:15", "half past nine" / "half nine" -> "9:30",
+  "quarter to six" -> "5:45", and a spelled digit string ("oh four one two ...") -> "0412...".
+  Numbers read as a phone number is read ("oh one six one, four hundred ninety six") stay
+  apart: a digit word that is the multiplier of "hundred" or the units of "ninety" is not
+  one of the spelled digits, and a second "hundred" starts a new number ("nine hundred
+  four hundred twelve" -> "900 412").
 - Chinese: `cn2an` converts a run of numerals only where it is a number: a positional
   number (二十, 三十五), a digit string of three or more (a phone number), or a numeral
   before a time or date unit (三点, 六点半, 十二号). Numerals inside words (一起, 统一,
@@ -26,14 +31,18 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, Sequence
 
 from sotto.engines.base import AudioChunk, Recognizer, Transcript, WordConfidence, mean_confidence
 
 # ------------------------------------------------------------------ English
 
-_EN_THRESHOLD = 3  # text2num converts an isolated number only from three up
+_EN_THRESHOLD = 10  # text2num converts an isolated number only from ten up ("we're three" stays)
 _MERIDIEM = {"p.m.": "pm", "a.m.": "am", "pm": "pm", "am": "am"}
+_MULTIPLIERS = ("hundred", "thousand", "million")
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+# Before a time of day: "by half eleven" is 11:30 (British); "half" elsewhere is a half.
+_TIME_PREPOSITIONS = ("at", "by", "from", "till", "til", "until", "to", "around", "about", "before", "after", "for")
 _NUMERIC = re.compile(r"^\d+$")
 
 
@@ -51,7 +60,7 @@ def _word_number(token: str) -> str | None:
         return None
 
 
-def _meridiem(tokens: list[str], i: int) -> tuple[str, int] | None:
+def _meridiem(tokens: Sequence[str], i: int) -> tuple[str, int] | None:
     """am/pm at tokens[i] ("pm", "p.m.", or the letters "p m"): (form, tokens used)."""
     token = tokens[i]
     if token in _MERIDIEM:
@@ -61,13 +70,15 @@ def _meridiem(tokens: list[str], i: int) -> tuple[str, int] | None:
     return None
 
 
-def _en_times(tokens: list[str]) -> list[str]:
+def _en_times(tokens: Sequence[str]) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        # "two p m" -> "2 pm": a number word right before am/pm is a time, however small.
+        # "two p m" -> "2 pm": a number word right before am/pm (or o'clock) is a time, however small.
         meridiem = _meridiem(tokens, i + 1) if i + 1 < len(tokens) else None
+        if i + 1 < len(tokens) and tokens[i + 1] == "o'clock":
+            meridiem = ("o'clock", 1)
         if meridiem is not None and not _is_number(token):
             number = _word_number(token)
             if number is not None:
@@ -84,16 +95,52 @@ def _en_times(tokens: list[str]) -> list[str]:
     i = 0
     while i < len(out):
         token = out[i]
+        hour = _hour(token)
         if (
-            i + 1 < len(out) and _is_number(token) and 1 <= int(token) <= 12 and len(out[i + 1]) == 2
+            i + 1 < len(out) and hour is not None and len(out[i + 1]) == 2
             and _is_number(out[i + 1]) and int(out[i + 1]) < 60
         ):
-            joined.append(f"{int(token)}:{out[i + 1]}")
+            joined.append(f"{hour}:{out[i + 1]}")
             i += 2
             continue
         joined.append(token)
         i += 1
-    return joined
+    return _en_half_quarter(joined)
+
+
+def _hour(token: str) -> int | None:
+    """An hour of a 12-hour clock, as digits or as a word ("9", "nine"), or None."""
+    value = token if _is_number(token) else (_word_number(token) if token in _UNITS or token in ("ten", "eleven", "twelve") else None)
+    return int(value) if value is not None and 1 <= int(value) <= 12 else None
+
+
+def _en_half_quarter(tokens: list[str]) -> list[str]:
+    """"half past 9" -> "9:30", "quarter past 5" -> "5:15", "quarter to 6" -> "5:45", and
+    (British) "half 11" after a time preposition ("by half 11") -> "11:30"."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in ("half", "quarter") and i + 2 < len(tokens) and tokens[i + 1] in ("past", "to") and (
+            hour := _hour(tokens[i + 2])
+        ) is not None and not (token == "half" and tokens[i + 1] == "to"):
+            if tokens[i + 1] == "past":
+                out.append(f"{hour}:{30 if token == 'half' else 15}")
+            else:
+                out.append(f"{12 if hour == 1 else hour - 1}:45")
+            if out[-2:-1] == ["a"]:
+                out.pop(-2)  # "a quarter to six"
+            i += 3
+            continue
+        if (token == "half" and i + 1 < len(tokens) and (hour := _hour(tokens[i + 1])) is not None
+                and out and out[-1] in _TIME_PREPOSITIONS
+                and not (i + 2 < len(tokens) and tokens[i + 2] in _MULTIPLIERS)):
+            out.append(f"{hour}:30")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
 
 
 def _en_digit_strings(tokens: list[str]) -> list[str]:
@@ -118,9 +165,13 @@ def _en_digit_strings(tokens: list[str]) -> list[str]:
 
 _SPOKEN_DIGIT = {"zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
                  "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+# A spelled digit is not the units of a tens word ("ninety six") nor the multiplier of a
+# "hundred" ("four hundred"): those belong to a number said as a number.
+_NOT_AFTER_TENS = "".join(f"(?<!{tens} )(?<!{tens}-)" for tens in
+                          ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"))
 _SPOKEN_DIGITS = re.compile(
-    r"\b(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|double (?:zero|oh|one|two|three|four|five|six|seven|eight|nine))"
-    r"(?:,?\s+|-)){2,}(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b",
+    rf"{_NOT_AFTER_TENS}\b(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|double (?:zero|oh|one|two|three|four|five|six|seven|eight|nine))"
+    r"(?:,?\s+|-)){2,}(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b(?!\s+(?:hundred|thousand|million)\b)",
     re.I,
 )
 
@@ -178,13 +229,38 @@ def spoken_codes(text: str) -> str:
     return _SPOKEN_CODE.sub(join, text)
 
 
-def normalize_en(text: str) -> str:
+def normalize_en(text: str, *, every_number: bool = False) -> str:
+    """`every_number`: an isolated number under ten becomes digits too (words compared, not stored)."""
     from text_to_num import alpha2digit
 
     if not text.strip():
         return ""
-    converted = alpha2digit(spoken_codes(spoken_digit_groups(text)), "en", _EN_THRESHOLD)
+    spelled = spoken_codes(spoken_digit_groups(text))
+    converted = " ".join(alpha2digit(part, "en", 0 if every_number else _EN_THRESHOLD) for part in _number_phrases(spelled))
     return " ".join(_en_digit_strings(_en_times(converted.split())))
+
+
+def _number_phrases(text: str) -> list[str]:
+    """`text` cut where a new number starts inside a run of number words: before "<unit>
+    hundred" when the number running already has its hundreds ("nine hundred | four hundred
+    twelve"), which text2num would read as one number and a rest ("904 112")."""
+    tokens = text.split(" ")
+    parts: list[list[str]] = [[]]
+    hundreds = False  # the number running has its hundreds (since its last thousand)
+    for i, token in enumerate(tokens):
+        low = token.lower()
+        next_low = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+        if low in _UNITS and next_low == "hundred" and hundreds:
+            parts.append([])
+            hundreds = False
+        if low == "hundred":
+            hundreds = True
+        elif low in ("thousand", "million"):
+            hundreds = False
+        elif _word_number(low) is None and low != "and":
+            hundreds = False  # the run of number words ended
+        parts[-1].append(token)
+    return [" ".join(p) for p in parts if p]
 
 
 # ------------------------------------------------------------------ Chinese
@@ -263,11 +339,11 @@ def normalize_zh(text: str) -> str:
 # ------------------------------------------------------------------ both
 
 
-def normalize(text: str, lang: str) -> str:
+def normalize(text: str, lang: str, *, every_number: bool = False) -> str:
     """Numbers and times in `text` as digits; other words unchanged (lang "en" or "zh")."""
     base = lang.lower().split("-")[0].split("_")[0]
     if base == "en":
-        return normalize_en(text)
+        return normalize_en(text, every_number=every_number)
     if base in ("zh", "cn"):
         return normalize_zh(text)
     return text
@@ -359,7 +435,7 @@ def comparable_words(text: str, lang: str) -> list[str]:
     numbers normalised, digit groups joined ("0412 556 781" = "0412556781"); Chinese by
     character (there are no spaces to count words by)."""
     plain = _WER_PUNCTUATION.sub(" ", text.lower())
-    tokens = _tokens(normalize(plain, lang))
+    tokens = _tokens(normalize(plain, lang, every_number=True))  # "three" and "3" are one word
     out: list[str] = []
     for token in tokens:
         if out and _is_number(token) and _is_number(out[-1]):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 import tempfile
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -198,7 +199,38 @@ class PocketsphinxRecognizer(TurnStream):
         return tuple(words)
 
 
-def _config(model: Path, sample_rate: int) -> Any:
+@dataclass(frozen=True)
+class DecoderSettings:
+    """The pocketsphinx search parameters sotto sets (the rest are the library's defaults)."""
+
+    lw: float = 6.5  # language weight of the first (tree) pass
+    wip: float = 0.65  # word insertion penalty
+    beam: float = 1e-48  # HMM beam
+    wbeam: float = 7e-29  # word-exit beam
+    fwdflat: bool = True  # the second, flat-lexicon pass at the end of an utterance
+    bestpath: bool = True  # the lattice best-path rescoring after it
+    bestpathlw: float = 9.5  # language weight of that rescoring
+
+    def params(self) -> dict[str, Any]:
+        return {"lw": self.lw, "wip": self.wip, "beam": self.beam, "wbeam": self.wbeam,
+                "fwdflat": self.fwdflat, "bestpath": self.bestpath, "bestpathlw": self.bestpathlw}
+
+
+# The decoder settings sotto uses, chosen on the speech tuning list (10 English scripts of
+# eval/memory/tune*, Piper joe, `sotto eval --speech`) with tools/sphinx_grid.py, and checked
+# against the demo's latency budgets (`sotto demo --json`, medians of 3 runs). Language
+# weight 4 (the library's 6.5 favours frequent word sequences over the sound, and names and
+# numbers are rarely frequent): WER 0.448 -> 0.419, entity_retention 0.489 -> 0.549,
+# correction_accuracy 0.333 either way, real-time factor 0.10 -> 0.14; demo first answer
+# p50 201 -> 325 ms, barge-in p95 1.7 -> 1.7 ms (all budgets held). Weight 3 or 5, wider
+# beams (4x the decoding time at weight 3), a smaller insertion penalty, rescoring the
+# lattice at a lower weight or not at all, and the second (flat-lexicon) pass at the end of
+# an utterance gave no more retention. That pass also cost 160 ms per final (p50, 290 ms
+# max) on the event loop. The lattice for the word posteriors stays.
+DECODER_SETTINGS = DecoderSettings(lw=4.0, fwdflat=False)
+
+
+def _config(model: Path, sample_rate: int, settings: DecoderSettings) -> Any:
     import pocketsphinx
 
     name = model.name
@@ -207,11 +239,8 @@ def _config(model: Path, sample_rate: int) -> Any:
         lm=str(model / f"{name}.lm.bin"),
         dict=str(model / "cmudict-en-us.dict") if name == "en-us" else str(model / f"{name}.dict"),
         samprate=float(sample_rate),
-        # No second (flat-lexicon) pass at the end of an utterance: on eval/memory/tune's English
-        # turns it cost 160 ms per final (p50, 290 ms max) on the event loop, for a word error
-        # rate of 0.418 against 0.428 without it. The lattice for the word posteriors stays.
-        fwdflat=False,
         loglevel="FATAL",  # pocketsphinx logs every utterance to stderr otherwise
+        **settings.params(),
     )
     return config
 
@@ -223,16 +252,18 @@ def load(
     sample_rate: int = 16000,
     endpoint_silence_ms: float = ENDPOINT_SILENCE_MS,
     keyphrases: Sequence[str] | None = None,
+    settings: DecoderSettings | None = None,
 ) -> PocketsphinxRecognizer:
     """A recognizer on the wheel's model for `lang` (or `model`, a folder laid out the same
-    way); with `keyphrases`, in keyphrase-spotting mode. ModelNotFound / ModelLoadFailed."""
+    way); with `keyphrases`, in keyphrase-spotting mode; `settings`: DECODER_SETTINGS unless
+    given. ModelNotFound / ModelLoadFailed."""
     path = model if model is not None else model_folder(lang)
     try:
         import pocketsphinx
     except ImportError as exc:
         raise ModelNotFound("package pocketsphinx is not installed", hint="pip install pocketsphinx") from exc
     try:
-        decoder = pocketsphinx.Decoder(_config(path, sample_rate))
+        decoder = pocketsphinx.Decoder(_config(path, sample_rate, settings or DECODER_SETTINGS))
         if keyphrases:
             with tempfile.NamedTemporaryFile("w", suffix=".kws", encoding="utf-8", delete=False) as handle:
                 handle.write("".join(f"{line}\n" for line in keyphrases))

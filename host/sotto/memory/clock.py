@@ -135,23 +135,23 @@ def shift_minutes(text: str, lang: str) -> int | None:
             whole = re.match(r"([零一二两三四五六七八九十\d]+)个?半", t)
             return (zh_number(whole.group(1)) or 0) * 60 + 30 if whole else 30
         if "刻" in t:
-            n = re.match(r"([一二两三\d])", t)
-            return 15 * (zh_number(n.group(1)) or 1) if n else 15
-        m = re.match(r"([零一二两三四五六七八九十\d]+)个?(分钟|小时|钟头)", t)
-        if not m:
+            quarters = re.match(r"([一二两三\d])", t)
+            return 15 * (zh_number(quarters.group(1)) or 1) if quarters else 15
+        said = re.match(r"([零一二两三四五六七八九十\d]+)个?(分钟|小时|钟头)", t)
+        if not said:
             return None
-        n = zh_number(m.group(1))
-        return None if n is None else n * (1 if m.group(2) == "分钟" else 60)
+        count = zh_number(said.group(1))
+        return None if count is None else count * (1 if said.group(2) == "分钟" else 60)
     if re.match(r"(?:a |one )?half (?:an |a )?hour", t) or t.startswith("half an hour"):
         return 30
     if re.match(r"(?:a )?quarter (?:of )?an hour", t):
         return 15
-    m = re.match(r"(\d+|[a-z]+(?:-[a-z]+)?)\s+(?:and a half\s+)?(minutes?|mins?|hours?|hrs?)\b", t)
-    if not m:
+    said_en = re.match(r"(\d+|[a-z]+(?:-[a-z]+)?)\s+(?:and a half\s+)?(minutes?|mins?|hours?|hrs?)\b", t)
+    if not said_en:
         return None
-    n = int(m.group(1)) if m.group(1).isdigit() else _EN_WORD_NUMBERS.get(m.group(1))
-    if n is None:
+    amount = int(said_en.group(1)) if said_en.group(1).isdigit() else _EN_WORD_NUMBERS.get(said_en.group(1))
+    if amount is None:
         return None
-    if m.group(2).startswith("h"):
-        return n * 60 + (30 if "and a half" in t else 0)
-    return n
+    if said_en.group(2).startswith("h"):
+        return amount * 60 + (30 if "and a half" in t else 0)
+    return amount

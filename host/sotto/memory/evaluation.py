@@ -118,7 +118,8 @@ def noisy(state: SessionState | dict[str, Any]) -> bool:
     return NOISE_EN.search(text) is not None or NOISE_ZH.search(text) is not None
 
 
-def _present(text: str, item: list[str]) -> bool:
+def present_in(text: str, item: list[str]) -> bool:
+    """One alternative of `item` is in `text` (lowercase), as the metrics count an item present."""
     return any(alt.lower() in text for alt in item)
 
 
@@ -158,7 +159,7 @@ class ScriptScorer:
         self.expected += [r for r in turn.remember if r not in self.expected]
         for item in self.expected:
             s.retention_checks += 1
-            if _present(text, item):
+            if present_in(text, item):
                 s.retention_present += 1
             else:
                 s.misses.append(f"turn {index + 1}: lost {item}")
@@ -169,7 +170,7 @@ class ScriptScorer:
                 for alt in sorted(item, key=len, reverse=True):
                     stripped = stripped.replace(alt.lower(), " ")
             gone = all(not any(alt.lower() in stripped for alt in item) for item in turn.forget)
-            kept = all(_present(text, item) for item in turn.remember)
+            kept = all(present_in(text, item) for item in turn.remember)
             if gone and kept:
                 s.corrections_ok += 1
             else:
@@ -194,7 +195,7 @@ class ScriptScorer:
             s.misses.append(f"turn {index + 1}: reply leaks: {reply!r}")
         for item in turn.reply_mentions:
             s.mention_checks += 1
-            if _present(reply.lower(), item):
+            if present_in(reply.lower(), item):
                 s.mentions_ok += 1
             else:
                 s.misses.append(f"turn {index + 1}: reply lacks {item}: {reply!r}")

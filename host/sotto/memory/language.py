@@ -22,7 +22,7 @@ EN_ADMISSIONS = re.compile(
     r"|i got (?:it|that|them) (?:mixed up|backwards|wrong)|(?:that was|that's|it was|my) (?:a )?(?:mistake|typo|bad|error|slip)"
     r"|(?:silly|stupid) me|my (?:mistake|bad|error)|scratch that|strike that|let me (?:correct|fix|rephrase) (?:that|it|myself)"
     r"|correction|i was wrong|i meant to say|i meant|what i meant was|i mean|i made a mistake|i take (?:it|that) back"
-    r"|i was thinking of (?:the )?(?:wrong|other) \w+|wrong (?:one|number|day|time|date|name)"
+    r"|i was thinking of (?:the |our |my |his |her |their )?(?:wrong|other|old|previous|last|first) \w+|wrong (?:one|number|day|time|date|name)"
     r"|i(?: was|'d|'ve| had)? \w+(?: (?:at|of|on|in|up))? the wrong \w+)\b"  # "I was looking at the wrong week", "I booked the wrong day"
     r"|^[\w'-]+(?: [\w'-]+)?, sorry\b",
     re.I,
@@ -46,14 +46,14 @@ EN_DISCOURSE_ANYWHERE = re.compile(
 ZH_DISCOURSE = re.compile(
     r"^(?:嗯+|呃+|哦+|啊+|唉|哎呀?|诶|欸|那个|这个嘛|就是|就是说|对了|还有|另外|然后|所以|那|好的?|好吧|行|对|不对|不是不是|等一下|等等|稍等|不好意思|抱歉|对不起|其实|话说|我想想|让我想想|算了算了)[，,、\s]*"
 )
-ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起")
+ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起|哦+(?=[，,。！？!?])")  # "周五下午哦，三点": a particle before a pause
 
 # Cue words of change: with one of them, a value of a kind already stored replaces it
 # even when the sentence names no key ("make it 7", "Friday works better").
 EN_CHANGE_CUES = re.compile(
     r"\b(?:not|n't|instead|rather|than|better|prefer|preferably|change|changed|changing|switch|switched|move|moved|"
     r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|(?:make|call) (?:it|that|this|them|those|the \w+)|"
-    r"turn (?:it|that) into|more like|closer to|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
+    r"turn (?:it|that) into|more like|closer to|thinking about it|(?:will|'ll) have to be|has to be|have to do|come to think of it|on reflection|having thought about it|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
     r"go with|goes? better|raise|raised|lower|lowered|drop (?:it|that|them|this) to|increase|increased|reduce|reduced|put (?:me|him|her|us|them) (?:in|on|down) for|put (?:me|him|her|us|them) (?:in|on)|i meant|meant to say|works? better|suits? (?:\w+ )?better|(?:up|down) to|so (?=(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen)\b)|earlier|later|earliest|latest|soonest|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
     re.I,
 )

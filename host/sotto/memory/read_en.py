@@ -18,7 +18,7 @@ from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS
 from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
-from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, spelled_again
 from sotto.text.questions import asks
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
@@ -34,7 +34,7 @@ _EN_TIME = re.compile(
 # A bare number after "at"/"by"/"until"/"around" is a time: "at seven", "back by six".
 _DAYPART = r"(?: in the (?:morning|afternoon|evening)| at night| tonight| sharp)?"
 _HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[01]?\d|2[0-4])"
-_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?![.,]\d)(?!\s?(?:k?hz|mhz|ghz|v|volts?|amps?|a|mm|cm|m|km|kg|g|mg|ml|l|percent|per cent|%|degrees?|watts?|w)\b)(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
+_EN_BARE_TIME = re.compile(rf"\b(?:at|by|until|till|around|before|after|from) ({_HOUR}(?:[- ](?:thirty|fifteen|forty-five|o'clock))?{_DAYPART})\b(?![.,]\d)(?!\s?(?:k?hz|mhz|ghz|v|volts?|amps?|a|mm|cm|m|km|kg|g|mg|ml|l|percent|per cent|%|degrees?|watts?|w|quid|pounds?|pence|p|dollars?|euros?|bucks)\b)(?! (?:people|persons|guests|of|[a-z]+s\b))", re.I)
 _UNIT_WORD = r"[a-z][a-z'-]*"
 _EN_QUANTITY = re.compile(
     rf"(?:\$\s?\d+(?:[.,]\d+)?|\b(?:{_NUM}|{_NUM_WORD}))(?:(?:\s|-)(?P<delta>more|extra|additional|fewer|less))?"
@@ -61,8 +61,8 @@ _EN_NUMBER_PHRASE = (
 # Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
 # "three thousand two hundred", "eighty-four fifty".
 _EN_SPOKEN_TIME = re.compile(
-    r"(?<![-\w])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: |-(?=thirty|fifteen|forty|fifty|oh|o ))(?:oh five|o five|ten|fifteen|twenty|twenty-five|thirty|"
-    r"thirty-five|forty|forty-five|fifty|fifty-five)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)(?! (?:a|per|each) (?:week|month|day|year|head|person|kilo|hour)\b)",  # "two fifty a week" is money
+    r"(?<![-\w])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: |-(?=thirty|fifteen|forty|fifty|oh|o ))(?:oh five|o five|ten|fifteen|twenty-five|twenty five|twenty|thirty-five|"
+    r"thirty|forty-five|forty five|forty|fifty-five|fifty)\b(?! (?:of|percent|pounds|quid|dollars|euros|pence|minutes|seconds|kilos|grams|people|pounds)\b)(?! (?:a|per|each) (?:week|month|day|year|head|person|kilo|hour)\b)",  # "two fifty a week" is money
     re.I,
 )
 _EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eighty"; "one and two" is a list
@@ -92,7 +92,7 @@ _EN_ID = re.compile(
 )
 # "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
 _EN_LABELLED = re.compile(
-    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|gen|generation|stage|version|series|mark|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock)"
+    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|gen|generation|stage|version|series|mark|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock|pitch|stand|plot|berth|booth|kiosk|pen|cabin|chalet|lodge|hut|pod)"
     rf"\s+(?:#\s*)?(?:\d+[A-Za-z]?|[A-Z]\d+|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b",
     re.I,
 )
@@ -288,12 +288,14 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
     for m in re.finditer(rf"\b(?:\d+|{EN_NUMBER_WORDS})\s*(?:foot|feet|ft)\s+(?:\d+|{EN_NUMBER_WORDS})(?:\s*(?:inches|inch|in)\b)?(?![\w-])", text, re.I):
         add(m.start(), m.end(), KIND_QUANTITY, unit="foot")  # "nine foot six": feet and inches, one length
+    for m in re.finditer(rf"\b(?<!and )(?<!hundred )(?<!thousand )(?<!-)(?:a|{_NUM}) (?P<cur>pounds?|quid|dollars?|euros?|bucks)(?: (?:and )?(?:\d{{1,2}}|{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?(?: ?(?:p|pence|cents))?(?![\w-]))?", text, re.I):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("cur").lower())  # "a pound fifty", "two hundred and sixty pounds": one amount
     for m in _EN_TIME_SHIFT.finditer(text):
         earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if earlier else 1)
     for m in re.finditer(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])", text):
-        counted = _EN_QUANTITY.match(text, m.start())
-        if counted is None or _en_quantity(counted, text) is None:
+        with_unit = _EN_QUANTITY.match(text, m.start())
+        if with_unit is None or _en_quantity(with_unit, text) is None:
             add(m.start(), m.end(), KIND_NUMBER)  # "£1,840": one amount, its thousands marked
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
@@ -374,9 +376,9 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_FREQUENCY.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="times a " + m.group(0).split()[-1].lower())
     for m in _EN_QUANTITY.finditer(text):
-        counted = _en_quantity(m, text)
-        if counted:
-            add(m.start(), counted[0], KIND_QUANTITY, unit=counted[1], delta=bool(m.group("delta")))
+        count = _en_quantity(m, text)
+        if count:
+            add(m.start(), count[0], KIND_QUANTITY, unit=count[1], delta=bool(m.group("delta")))
     for m in _EN_FOR_COUNT.finditer(text):
         add(m.start(1), m.end(1), KIND_QUANTITY, unit="people")
     for m in _EN_ID.finditer(text):
@@ -391,7 +393,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         while tokens and (
             tokens[0].lower().strip("'’") in _EN_NOT_NAMES
             or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]) and not _STREET_END.search(" ".join(tokens)))  # "Booking Biscuit"; "Church Street" stays whole
-            or (tokens[0].isupper() and len(tokens[0]) > 1 and not re.match(_TITLE, tokens[0]))  # "RSVP"
+            or (tokens[0].isupper() and len(tokens[0]) > 1 and not re.match(_TITLE + r"(?![a-z])", tokens[0]))  # "RSVP"
         ):
             start += len(tokens[0]) + 1
             tokens = tokens[1:]
@@ -408,7 +410,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             following = "'s" + following
         at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I|[a-z]{2,}s)\b", following) is not None  # "Ana wants" 
-        if at_start and not re.match(_TITLE, span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not (
+        if at_start and not re.match(_TITLE + r"(?![a-z])", span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not any(spelled_again(span, k) for k in known if k[:1].isupper()) and not (
             verb_next and span in _english_words()  # "Tom will come": listed as a name too
         ):
             continue  # "Return is Monday", "Bedtime is 7:30": a capital only because a sentence starts

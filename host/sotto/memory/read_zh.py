@@ -21,7 +21,7 @@ from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _ove
 from sotto.text.questions import asks
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
-_ZH_CLASSIFIERS_FOR_NUMBERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度月日年届期栋单室寸码棵株盆颗罐桶卷升伏安瓦"
+_ZH_CLASSIFIERS_FOR_NUMBERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度月日年届期栋单室寸码棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座"
 _ZH_NUMERIC = re.compile(
     rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
     rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
@@ -48,7 +48,7 @@ _ZH_DATE = re.compile(
 )
 _ZH_DECIMAL_MEASURE = re.compile(r"[零〇一二两三四五六七八九十\d]+点[零〇一二三四五六七八九\d]+(?P<unit>伏|安|瓦|千瓦|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸)")
 _ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
 _ZH_ID = re.compile(r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]?(?=[A-Za-z0-9·-]*\d)(?=[A-Za-z0-9·-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9·-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
@@ -127,6 +127,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
     for m in _ZH_TIME_SHIFT.finditer(text):
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in ("提前", "提早", "早", "往前提", "往前挪", "往前") else 1)
+    for m in re.finditer(r"(?<=[好快慢近远早晚多少大小高低长短轻重便贵松紧宽窄亮暗厚薄认些])一点(?![半钟分\d零一二三四五六七八九十])", text):
+        taken.append((m.start(), m.end()))  # "好认一点", "便宜一点": a little, not one o'clock
     for m in _ZH_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_CHOICE.finditer(text):

@@ -299,10 +299,12 @@ class _Working:
             elif d.op == UPDATE and d.item is not None and d.target is not None:
                 self.replace_item(d.target, d.item)
                 self.replace_words(d.target.value, d.item.value, d.item)
-                bare = re.sub(r"^(?:at|on|in|to|from|near|by) ", "", d.target.value)
-                if d.target.kind == "place" and bare != d.target.value:
-                    # "on Church Street" was said as "Church Street" where it describes another thing.
-                    self.propagate(bare, re.sub(r"^(?:at|on|in|to|from|near|by) ", "", d.item.value), d.item)
+                core = re.compile(r"^(?:(?:at|on|in|to|from|near|by) )?(?:\d+[A-Za-z]?,? )?")
+                bare = core.sub("", d.target.value)
+                if d.target.kind == "place" and bare != d.target.value and len(bare) > 2:
+                    # "on Church Street", "from 22 Orchard Rise" were said as "Church Street", "Orchard
+                    # Rise" where they describe another thing.
+                    self.propagate(bare, core.sub("", d.item.value), d.item)
                 self.result.added.append(d.item)
                 replaced = True
         return replaced
@@ -347,15 +349,15 @@ def _head_swap(st: Statement, state: SessionState, lang: str) -> tuple[str, str]
                 continue
             if any(c in ZH_FUNCTION_CHARS for c in mod) and mflag[:1] != "m":
                 continue
-            found: set[tuple[str, str]] = set()
+            swaps: set[tuple[str, str]] = set()
             for text in stored:
                 for m in re.finditer(rf"(?P<x>[\u4e00-\u9fff]{{{len(mod)}}}){re.escape(head)}", text):
                     x = m.group("x")
                     if x != mod and any(w == x and f[:1] == mflag[:1] for w, f in zh_words(text)):
-                        found.add((x, mod) if len(x) >= 2 else (x + head, mod + head))  # 东区 -> 西区, also where said alone
-            if len(found) == 1:
-                return found.pop()
-            if found:
+                        swaps.add((x, mod) if len(x) >= 2 else (x + head, mod + head))  # 东区 -> 西区, also where said alone
+            if len(swaps) == 1:
+                return swaps.pop()
+            if swaps:
                 return None  # 槐花蜜 and 枣花蜜 both stored: which one goes is said elsewhere (枣花蜜卖完了)
         return None
     said = re.findall(r"[A-Za-z][\w'-]*", st.text)
@@ -705,7 +707,8 @@ _EN_CHOSEN = re.compile(
     r"|^(?:ok(?:ay)?,?\s*|fine,?\s*|right,?\s*)?(?:the |a |an |some )?(?P<g>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) (?:will do|'ll do|is fine|then)\s*[.!]?$"
     r"|(?:^|[,;]\s*|\b(?:use|do|have|take|get|try|book|pick|choose) (?:the |a |an |some )?)(?P<e>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) instead\b"
     r"|^(?P<f>[A-Z][\w'-]*(?: [\w'-]+){0,3}?),? please\s*[.!]?$"  # "Goatskin, please."
-    r"|\b(?:it'll|it will|that'll|that will|it's going to|it has to|it'll have to|it will have to) be (?:the |a |an |some )?(?P<i>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$",
+    r"|\b(?:it'll|it will|that'll|that will|it's going to|it has to|it'll have to|it will have to) be (?:the |a |an |some )?(?P<i>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
+    r"|^(?:no wait,?\s*|so\s+|then\s+)?(?:put (?:us|him|her|me|them) (?:in|on|down for)|give (?:me|us|him|her|them)|take|use|bring|book|make it) (?:the |a |an |some )?(?P<j>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$",
     re.I,
 )
 _NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
@@ -736,10 +739,11 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
     # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
     # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
-    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i")):
+    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i") or m.group("j")):
         return None
     notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
-    words = re.findall(r"[a-z][a-z'-]*", said)
+    people = {w.lower() for i in state.all_items() if i.kind == "name" for w in i.value.split()}  # "Leo can't do the cat": a person is not the thing
+    words = [w for w in re.findall(r"[a-z][a-z'-]*", said) if w.removesuffix("'s") not in people]
     for start, word in enumerate(words):
         word = word.removesuffix("'s")
         if len(word) < 3 or word in EN_STOPWORDS or word in L.EN_EMPTY_WORDS or word in new_words or not re.search(rf"\b{re.escape(word)}\b", notes):
@@ -754,7 +758,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|就(?=[^，。！？；、,.!?;\s]{2,8}?吧)|换(?![个一两几]))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|就(?=[^，。！？；、,.!?;\s]{2,8}?吧)|换(?![个一两几](?:个|次|下|遍)))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
 def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
@@ -828,6 +832,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             continue
         known = frozenset(part for i in w.stored() if i.kind == "name" for part in i.value.split())
         st = read_sentence(sentence, lang, known)
+        if not st.admission and index + 1 < len(sentences) and L.has_admission(sentences[index + 1], lang) and not read_sentence(sentences[index + 1], lang, known).values:
+            # "Sorry, she's sixty-two foot. I was thinking of our old boat.": owning up said after the value.
+            st.admission = True
         before = previous if carried is not None else ""
         if carried is not None and not st.question:
             # "Oh, I got the day wrong. The 13th ...": the cue and what it was about carry
@@ -1003,6 +1010,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
     # gives the reason for a change keeps the old value alive; it goes.
     retired = [norm_key(old) for old in result.retired if norm_key(old)]
+    # "that green's too close to ...": the reason names the replaced "dark green" by its last word.
+    retired += [norm_key(old.split()[-1]) for old in result.retired if len(old.split()) > 1 and len(old.split()[-1]) >= 3 and lang != "zh" and old[:1].islower()]
     # A person's first name alone names them too ("Carla's abroad that week" for Carla Mendes).
     retired += [norm_key(part) for old in result.retired if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", old) for part in old.split()]
     reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and re.search(rf"(?<!\w){re.escape(r)}s?(?!\w)", norm_key(i.value)) for r in retired)]

@@ -38,6 +38,7 @@ from sotto.memory.items import (
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.text import EN_NUMBER_WORDS
+from sotto.memory.values import spelled_again as _spelled_again
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
 
@@ -630,6 +631,8 @@ def _by_key(
     if not same and v.kind == KIND_NUMBER and _is_bare_number(v.text):
         # "so they want five hundred" after "three hundred copies": a bare amount is a count's; a measure needs its key.
         same = [s for s in candidates if s.kind == KIND_QUANTITY and number_of(s.value) is not None and not _dimension(item_unit(s, lang))]
+    if v.kind == KIND_DATE:
+        same = [s for s in same if _date_shape(s.value) == _date_shape(v.text)] or same  # "so I've taken the seventeenth": a day of the month
     reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
     if reason and not adds and len(same) == 1 and sum(1 for o in news if o.kind == v.kind) == 1 and not v.qualifiers:
         return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")
@@ -856,20 +859,6 @@ def _is_code(text: str) -> bool:
     if re.search(r"乘|×|\*|\bby\b|\bover\b|\d\s*x\s*\d", text):
         return False  # "300乘600", "50 by 70": a size, not an ID
     return re.search(r"[A-Za-z]", text) is not None or len(re.sub(r"\D", "", _norm(text))) >= 3 or re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()) is not None
-
-
-def _spelled_again(a: str, b: str) -> bool:
-    """Two spellings of one name: same first letter, one or two letters apart."""
-    x, y = a.lower(), b.lower()
-    if x == y or not x or not y or x[0] != y[0] or abs(len(x) - len(y)) > 2 or min(len(x), len(y)) < 3:
-        return False
-    prev = list(range(len(y) + 1))
-    for i, cx in enumerate(x, 1):
-        cur = [i]
-        for j, cy in enumerate(y, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (cx != cy)))
-        prev = cur
-    return prev[-1] <= 2
 
 
 def _qualified_apart(v: Value, target: Item, statement: Statement) -> bool:

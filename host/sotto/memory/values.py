@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sotto.backfill.phonetic_en import edit_distance, phonetic_key
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import stem
@@ -200,3 +201,15 @@ def _without_values(key: str, values: list[Value]) -> str:
         if v.text and v.text in key:
             key = key.replace(v.text, " ")
     return " ".join(key.split())
+
+
+
+def spelled_again(a: str, b: str) -> bool:
+    """Two spellings of one name: one or two letters apart from the same start, or the same
+    sound ("Kaitlyn" for "Caitlin", "Filips" for "Phillips")."""
+    x, y = a.lower(), b.lower()
+    if x == y or not x or not y or abs(len(x) - len(y)) > 2 or min(len(x), len(y)) < 3:
+        return False
+    if x[0] != y[0]:
+        return phonetic_key(x) == phonetic_key(y)
+    return edit_distance(x, y) <= 2
