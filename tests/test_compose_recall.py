@@ -492,3 +492,14 @@ def test_a_name_holding_the_name_asked_about_is_not_the_answer() -> None:
     )
     reply, _ = _ask(state, "What's Jonah bringing?")
     assert "trifle" in reply
+
+
+def test_a_value_told_before_a_newer_note_about_it_does_not_win_by_being_typed() -> None:
+    # The locker number was said before the user said the locker changed: the newer note
+    # may be what changed it, so the old number is not spoken over it.
+    state = _state(
+        Item(key="locker", value="B-117", kind=KIND_NUMBER, turn=1),
+        Item(key="moved locker showers", value="They moved my locker, it's by the showers now", kind=KIND_NOTE, turn=3),
+    )
+    reply, _ = _ask(state, "Which locker have I got?")
+    assert "B-117" not in reply and "showers" in reply

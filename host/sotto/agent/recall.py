@@ -372,6 +372,9 @@ def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
         if item.turn:
             by_turn.setdefault(item.turn, set()).update(content_stems(item.value) | content_stems(item.key))
     general_time = any(i.kind == KIND_TIME and not _DAY_WORDS.search(i.key) for i in items)
+    newest_note = max(
+        (i.turn for i in items if i.kind == KIND_NOTE and i.value != i.key and mentioned(wanted, content_stems(i.value))), default=0
+    )
     scored: list[tuple[float, int, Item]] = []
     for order, item in enumerate(items):
         key_hits = mentioned(wanted, content_stems(item.key))
@@ -385,7 +388,9 @@ def rank(state: SessionState, ask: Ask) -> list[tuple[float, int, Item]]:
             about = 2.0 * len(key_hits | value_hits)
         else:
             about = 2.0 * len(key_hits) + 1.5 * len(value_hits)
-            if (key_hits or value_hits) and not kinds:
+            if (key_hits or value_hits) and not kinds and item.turn >= newest_note:
+                # A note about the subject said after the value may be what changed it
+                # ("He moved rooms last week"): the value then does not win by being typed.
                 about += _untyped_ask_fit(ask, item, len(_head_hits(wanted, content_stems(item.key))))
             if item.turn:
                 about += 0.5 * len(mentioned(wanted, by_turn.get(item.turn, set())) - key_hits - value_hits)
