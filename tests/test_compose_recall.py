@@ -417,9 +417,7 @@ def test_a_chinese_word_inside_a_longer_stored_word_is_a_mention() -> None:
 def test_the_kinds_a_question_word_asks_for_route_it_to_memory() -> None:
     # "Which night": a day, asked in the first person, so only the user could have told us.
     state = _state(Item(key="quiz team", value="Wednesday", kind=KIND_DATE, turn=1))
-    rules = extract("Which night am I going?", state)
-    assert rules.state is not None
-    assert route_turn("Which night am I going?", rules, rules.state).name == MEMORY
+    assert _route(state, "Which night am I going?") == MEMORY
 
 
 def test_a_measure_asked_wants_its_unit() -> None:
@@ -456,12 +454,8 @@ def test_plural_dates_are_the_days_said_together() -> None:
 
 def test_the_date_asked_again_is_the_one_the_user_gave_not_today() -> None:
     state = _state(Item(key="wedding", value="the 9th of June", kind=KIND_DATE, turn=1))
-    rules = extract("What's the date again?", state)
-    assert rules.state is not None
-    assert route_turn("What's the date again?", rules, rules.state).name == MEMORY
-    rules = extract("What's the date today?", state)
-    assert rules.state is not None
-    assert route_turn("What's the date today?", rules, rules.state).name != MEMORY
+    assert _route(state, "What's the date again?") == MEMORY
+    assert _route(state, "What's the date today?") != MEMORY
 
 
 def test_a_measure_named_asks_for_an_amount_and_reaches_the_memory() -> None:
@@ -470,9 +464,7 @@ def test_a_measure_named_asks_for_an_amount_and_reaches_the_memory() -> None:
         Item(key="proving", value="the dough proves overnight", kind=KIND_NOTE, turn=1),
         Item(key="degrees proving", value="twenty-six degrees", kind=KIND_QUANTITY, turn=2),
     )
-    rules = extract("What's the proving temperature now?", state)
-    assert rules.state is not None
-    assert route_turn("What's the proving temperature now?", rules, rules.state).name == MEMORY
+    assert _route(state, "What's the proving temperature now?") == MEMORY
     reply, _ = _ask(state, "What's the proving temperature now?")
     assert "twenty-six degrees" in reply.lower()
 
@@ -480,9 +472,7 @@ def test_a_measure_named_asks_for_an_amount_and_reaches_the_memory() -> None:
 def test_the_word_naming_the_kind_asked_is_no_subject_for_the_route() -> None:
     # 地址 names what is asked (a place), not something the place must be said with.
     state = _state(Item(key="楼下药店旁边", value="建设路12号", kind=KIND_PLACE, turn=1))
-    rules = extract("寄件的地址是哪里？", state)
-    assert rules.state is not None
-    assert route_turn("寄件的地址是哪里？", rules, rules.state).name == MEMORY
+    assert _route(state, "寄件的地址是哪里？") == MEMORY
 
 
 def test_a_name_holding_the_name_asked_about_is_not_the_answer() -> None:
