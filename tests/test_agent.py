@@ -343,3 +343,12 @@ def test_model_patch_is_skipped_when_the_user_already_spoke_again(store: Store) 
         runner.close()
     assert store.traces("s", kind="state_update_skipped")
     assert len(model.complete_calls) == 1  # only the second turn's patch ran
+
+
+def test_the_users_own_words_about_sessions_and_updates_are_spoken() -> None:
+    from sotto.memory.sanitize import sanitize
+
+    assert sanitize("Eight sessions.") == "Eight sessions."
+    assert sanitize("Got it: the software update is on Friday.") is not None
+    # the machinery's own phrases are still never spoken
+    assert sanitize("I updated your memory.") is None and sanitize("Your session state is saved.") is None

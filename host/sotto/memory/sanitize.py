@@ -17,7 +17,14 @@ from sotto.memory.state import STATE_FIELD_NAMES
 # Every schema word a reply must not say: state fields and patch keys, with spaces too.
 _FIELDS = sorted(STATE_FIELD_NAMES | field_names(StatePatch) | field_names(ModelPatch), key=len, reverse=True)
 _FIELD_RE = re.compile("|".join(re.escape(f) for f in _FIELDS) + "|" + "|".join(re.escape(f.replace("_", " ")) for f in _FIELDS if "_" in f), re.I)
-_INTERNAL_RE = re.compile(r"internal state|json|my notes|the notes|\bnotes?:|\bupdate\b|working memory|schema|session", re.I)
+# Talk of the machinery. "Six sessions" and "the software update" are the user's words, so only
+# the machinery's own phrases count ("session state", "updated your memory").
+_INTERNAL_RE = re.compile(
+    r"internal state|json|my notes|the notes|\bnotes?:|working memory|schema"
+    r"|\bsession(?: id| state| data| store)\b|\bthis session\b"
+    r"|\b(?:state|memory|patch) update\b|\bupdat(?:e|ed|ing) (?:the |my |your )?(?:state|memory|notes|facts|records?)\b",
+    re.I,
+)
 _BRACES = re.compile(r"[{}\[\]<>]")
 # Plain words for field names that are also ordinary words, so the user's own words survive.
 _SOFT = {"names": "name list", "preferences": "likes", "constraints": "limits", "facts": "details", "replace": "swap", "old": "old", "new": "new"}
