@@ -309,6 +309,18 @@ def _zh_number(run: str) -> str | None:
     return str(int(value)) if float(value) == int(value) else str(value)
 
 
+def number_value(text: str, lang: str) -> int | None:
+    """A number said in words or digits as an integer ("twenty-five", "07", 十, 两), or None."""
+    text = text.strip().lower()
+    if text.isdigit():
+        return int(text)
+    said = _zh_number(text.replace("〇", "零")) if lang == "zh" else _word_number(text)
+    try:
+        return int(said) if said is not None else None
+    except ValueError:
+        return None  # a fraction is no count of minutes or hours
+
+
 def _zh_convert(run: str, after: str) -> str:
     if any(ch in _ZH_POSITIONAL for ch in run):
         return _zh_number(run) or run if len(run) >= 2 else run

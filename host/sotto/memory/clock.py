@@ -11,36 +11,21 @@ from __future__ import annotations
 
 import re
 
+from sotto.engines.normalize import number_value
 
 
-def zh_number(text: str) -> int | None:
-    """十 -> 10, 二十 -> 20, 两 -> 2, "07" -> 7; None when it is not a number."""
-    if text.isdigit():
-        return int(text)
-    try:
-        import cn2an  # type: ignore[import-not-found,import-untyped]
+_HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+# Longer words first: "forty-five" before "forty".
+_MINUTE_WORD = "oh five|o five|twenty-five|twenty five|thirty-five|thirty five|forty-five|forty five|fifty-five|fifty five|fifteen|twenty|thirty|forty|fifty|ten|five"
 
-        return int(cn2an.cn2an(text.replace("两", "二").replace("〇", "零"), "smart"))
-    except Exception:  # not a numeral after all
-        return None
 
-_EN_HOURS = {w: i for i, w in enumerate("twelve one two three four five six seven eight nine ten eleven".split())}
-_EN_MINUTES = {
-    "oh five": 5, "o five": 5, "five": 5, "ten": 10, "fifteen": 15, "twenty": 20, "twenty-five": 25, "twenty five": 25, "thirty": 30,
-    "thirty-five": 35, "thirty five": 35, "forty": 40, "forty-five": 45, "forty five": 45, "fifty": 50, "fifty-five": 55, "fifty five": 55,
-}
-_EN_WORD_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "fifteen": 15, "twenty": 20, "twenty-five": 25, "thirty": 30, "forty": 40, "forty-five": 45, "fifty": 50, "ninety": 90,
-}
-_HOUR_WORD = "|".join(_EN_HOURS)
+def _minutes(word: str) -> int:
+    return number_value(re.sub(r"^o(?:h)? ", "", word), "en") or 0
 
 
 def _hour(word: str) -> int | None:
-    word = word.lower()
-    if word.isdigit():
-        return int(word)
-    return _EN_HOURS.get(word)
+    hour = number_value(word, "en")
+    return hour if hour is not None and 0 <= hour <= 24 else None
 
 
 def clock_minutes(text: str, lang: str) -> tuple[int, str] | None:
@@ -65,20 +50,19 @@ def clock_minutes(text: str, lang: str) -> tuple[int, str] | None:
         hour = _hour(m.group(5))
         if hour is None:
             return None
-        step = {"half": 30, "quarter": 15}.get(m.group(1) or "", 0) or _EN_MINUTES[m.group(3)]
+        step = {"half": 30, "quarter": 15}.get(m.group(1) or "", 0) or _minutes(m.group(3))
         toward = m.group(2) or m.group(4)
         return hour * 60 + (step if toward == "past" else -step), half
     m = re.search(rf"\bhalf (\d{{1,2}}|{_HOUR_WORD})\b", t)
     if m:
         hour = _hour(m.group(1))
         return (hour * 60 + 30, half) if hour is not None else None  # "half seven": 7:30
-    minute_words = "|".join(sorted(_EN_MINUTES, key=len, reverse=True))
-    m = re.search(rf"\b(\d{{1,2}}|{_HOUR_WORD})(?:[- ]({minute_words}))?(?:\s*(?:o'clock|a\.?m\.?|p\.?m\.?))?(?![\w-])", t)
+    m = re.search(rf"\b(\d{{1,2}}|{_HOUR_WORD})(?:[- ]({_MINUTE_WORD}))?(?:\s*(?:o'clock|a\.?m\.?|p\.?m\.?))?(?![\w-])", t)
     if m:
         hour = _hour(m.group(1))
         if hour is None or hour > 24:
             return None
-        return hour * 60 + (_EN_MINUTES[m.group(2)] if m.group(2) else 0), half
+        return hour * 60 + (_minutes(m.group(2)) if m.group(2) else 0), half
     return None
 
 
@@ -89,13 +73,13 @@ def _zh_clock(t: str) -> tuple[int, str] | None:
     m = re.search(r"(上午|早上|早晨|凌晨|中午|下午|晚上|傍晚)?([零〇一二两三四五六七八九十\d]{1,3})[点:：]([零〇一二三四五六七八九十\d]{1,3}|半|一刻|三刻)?分?", t)
     if not m:
         return None
-    hour = zh_number(m.group(2))
+    hour = number_value(m.group(2), "zh")
     if hour is None:
         return None
     rest = m.group(3) or ""
     minutes = {"半": 30, "一刻": 15, "三刻": 45}.get(rest)
     if minutes is None:
-        minutes = zh_number(rest) if rest else 0
+        minutes = number_value(rest, "zh") if rest else 0
     if minutes is None:
         return None
     return hour * 60 + minutes, _ZH_HALVES.get(m.group(1) or "", "")
@@ -133,14 +117,14 @@ def shift_minutes(text: str, lang: str) -> int | None:
     if lang == "zh":
         if "半" in t and ("小时" in t or "钟头" in t):
             whole = re.match(r"([零一二两三四五六七八九十\d]+)个?半", t)
-            return (zh_number(whole.group(1)) or 0) * 60 + 30 if whole else 30
+            return (number_value(whole.group(1), "zh") or 0) * 60 + 30 if whole else 30
         if "刻" in t:
             quarters = re.match(r"([一二两三\d])", t)
-            return 15 * (zh_number(quarters.group(1)) or 1) if quarters else 15
+            return 15 * (number_value(quarters.group(1), "zh") or 1) if quarters else 15
         said = re.match(r"([零一二两三四五六七八九十\d]+)个?(分钟|小时|钟头)", t)
         if not said:
             return None
-        count = zh_number(said.group(1))
+        count = number_value(said.group(1), "zh")
         return None if count is None else count * (1 if said.group(2) == "分钟" else 60)
     if re.match(r"(?:a |one )?half (?:an |a )?hour", t) or t.startswith("half an hour"):
         return 30
@@ -149,7 +133,7 @@ def shift_minutes(text: str, lang: str) -> int | None:
     said_en = re.match(r"(\d+|[a-z]+(?:-[a-z]+)?)\s+(?:and a half\s+)?(minutes?|mins?|hours?|hrs?)\b", t)
     if not said_en:
         return None
-    amount = int(said_en.group(1)) if said_en.group(1).isdigit() else _EN_WORD_NUMBERS.get(said_en.group(1))
+    amount = 1 if said_en.group(1) in ("a", "an") else number_value(said_en.group(1), "en")
     if amount is None:
         return None
     if said_en.group(2).startswith("h"):
