@@ -112,25 +112,26 @@ def shifted(text: str, by: int, lang: str) -> str | None:
 
 
 def shift_minutes(text: str, lang: str) -> int | None:
-    """How many minutes a phrase moves a time: "ten minutes", "half an hour", 十分钟, 一个小时, 半小时."""
+    """How many minutes a phrase moves a time, wherever the amount stands in it: "ten minutes
+    earlier", "push it back half an hour", 再早十分钟, 推迟一个小时, 晚半小时."""
     t = text.strip().lower()
     if lang == "zh":
-        if "半" in t and ("小时" in t or "钟头" in t):
-            whole = re.match(r"([零一二两三四五六七八九十\d]+)个?半", t)
-            return (number_value(whole.group(1), "zh") or 0) * 60 + 30 if whole else 30
-        if "刻" in t:
-            quarters = re.match(r"([一二两三\d])", t)
-            return 15 * (number_value(quarters.group(1), "zh") or 1) if quarters else 15
-        said = re.match(r"([零一二两三四五六七八九十\d]+)个?(分钟|小时|钟头)", t)
+        half = re.search(r"(?:([零一二两三四五六七八九十\d]+)个?)?半个?(?:小时|钟头)", t)
+        if half:
+            return (number_value(half.group(1), "zh") or 0) * 60 + 30 if half.group(1) else 30
+        quarters = re.search(r"([一二两三\d])刻", t)
+        if quarters:
+            return 15 * (number_value(quarters.group(1), "zh") or 1)
+        said = re.search(r"([零一二两三四五六七八九十\d]+)个?(分钟|小时|钟头)", t)
         if not said:
             return None
         count = number_value(said.group(1), "zh")
         return None if count is None else count * (1 if said.group(2) == "分钟" else 60)
-    if re.match(r"(?:a |one )?half (?:an |a )?hour", t) or t.startswith("half an hour"):
+    if re.search(r"\b(?:a |one )?half (?:an |a )?hour", t):
         return 30
-    if re.match(r"(?:a )?quarter (?:of )?an hour", t):
+    if re.search(r"\b(?:a )?quarter (?:of )?an hour", t):
         return 15
-    said_en = re.match(r"(\d+|[a-z]+(?:-[a-z]+)?)\s+(?:and a half\s+)?(minutes?|mins?|hours?|hrs?)\b", t)
+    said_en = re.search(r"\b(\d+|[a-z]+(?:-[a-z]+)?)\s+(?:and a half\s+)?(minutes?|mins?|hours?|hrs?)\b", t)
     if not said_en:
         return None
     amount = 1 if said_en.group(1) in ("a", "an") else number_value(said_en.group(1), "en")

@@ -248,7 +248,7 @@ def decide_values(
     for v in news:
         if v.kind == KIND_TIME and v.delta:
             # "ten minutes earlier", 再早十分钟: the stored time its words name, else the latest, moved.
-            by = shift_minutes(re.sub(r"^\D*?(?=[\d零一二两三四五六七八九十半]|an?\b|half|a quarter)", "", v.text, flags=re.I), lang)
+            by = shift_minutes(v.text, lang)
             times = [s for s in current if s.kind == KIND_TIME and clock_minutes(s.value, lang) is not None]
             out.consumed.add(id(v))
             if by is None or not times:
