@@ -153,7 +153,7 @@ def has_admission(text: str, lang: str) -> bool:
 
 # A statement with a tag that asks to confirm it ("…, right?", 菜刀十块，是吧？): the values
 # are the user's, said to be checked; new ones are kept, a stored one is only checked.
-_EN_TAG_CHECK = re.compile(r"[,;]?\s*(?:right|yeah|yes|correct|ok|okay|isn't it|wasn't it|aren't they|didn't you|is that right|that right|you said|yeah\?)\s*[?？]\s*$", re.I)
+_EN_TAG_CHECK = re.compile(r"[,;]?\s*(?:right|yeah|yes|correct|ok|okay|isn't it|wasn't it|aren't they|didn't you|is that right|that right|you said)\s*[?？]\s*$", re.I)
 _ZH_TAG_CHECK = re.compile(r"(?:对吧|是吧|对不对|是不是|没错吧|对吗|是吗)[？?。]?\s*$")
 
 
