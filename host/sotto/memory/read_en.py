@@ -18,7 +18,7 @@ from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS
 from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
-from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, spelled_again
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans, spelled_again
 from sotto.text.questions import asks
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
@@ -286,6 +286,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
     for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
+    for start, end in code_spans(text):
+        add(start, end, KIND_NUMBER)  # "3B-208", "B.07", "20-45-77": one code, however it is joined
     for m in re.finditer(rf"\b(?:\d+|{EN_NUMBER_WORDS})\s*(?:foot|feet|ft)\s+(?:\d+|{EN_NUMBER_WORDS})(?:\s*(?:inches|inch|in)\b)?(?![\w-])", text, re.I):
         add(m.start(), m.end(), KIND_QUANTITY, unit="foot")  # "nine foot six": feet and inches, one length
     for m in re.finditer(rf"\b(?<!and )(?<!hundred )(?<!thousand )(?<!-)(?:a|{_NUM}) (?P<cur>pounds?|quid|dollars?|euros?|bucks)(?: (?:and )?(?:\d{{1,2}}|{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?(?: ?(?:p|pence|cents))?(?![\w-]))?", text, re.I):

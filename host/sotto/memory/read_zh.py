@@ -17,7 +17,7 @@ from typing import Any
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import ZH_FUNCTION_CHARS
-from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans
 from sotto.text.questions import asks
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
@@ -51,7 +51,8 @@ _ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_T
 _ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
-_ZH_ID = re.compile(r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]?(?=[A-Za-z0-9·-]*\d)(?=[A-Za-z0-9·-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9·-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
+_ZH_PLATE_PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
+_ZH_ID = re.compile("[" + _ZH_PLATE_PROVINCES + r"]?(?=[A-Za-z0-9·-]*\d)(?=[A-Za-z0-9·-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9·-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
 _ZH_NAME_AFTER = re.compile(r"(?:叫|是|换成|改成|找|跟|和|请|给|让)(?P<name>[\u4e00-\u9fff]{2,3}?)(?=(?:老师|医生|教练|先生|女士|小姐|师傅|经理|总)?(?:[，。,.！!？?带来去吧了的]|$))")
 _ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|老公|老婆|丈夫|妻子|儿子|女儿|舅舅|姑姑|叔叔|阿姨|婆婆|公公)")
 _ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)")
@@ -129,6 +130,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in ("提前", "提早", "早", "往前提", "往前挪", "往前") else 1)
     for m in re.finditer(r"(?<=[好快慢近远早晚多少大小高低长短轻重便贵松紧宽窄亮暗厚薄认些])一点(?![半钟分\d零一二三四五六七八九十])", text):
         taken.append((m.start(), m.end()))  # "好认一点", "便宜一点": a little, not one o'clock
+    for start, end in code_spans(text):
+        plate = start > 0 and text[start - 1] in _ZH_PLATE_PROVINCES
+        add(start - 1 if plate else start, end, KIND_NUMBER)  # "沪A3K729", "3B-208", "E-41": one code
     for m in _ZH_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_CHOICE.finditer(text):
