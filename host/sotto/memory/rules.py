@@ -799,6 +799,29 @@ def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str
     return None
 
 
+def _cancel_clauses(w: _Working, doomed: list[Item], what: str, lang: str, turn: int) -> list[Item]:
+    """"Forget the spark plug" after "The blades want sharpening too, and it needs a new spark
+    plug": a note loses only the clauses that name what was cancelled; the items to remove whole."""
+    wanted = content_stems(what)
+    whole: list[Item] = []
+    for item in doomed:
+        starts = clause_starts(item.value, lang) if item.kind == KIND_NOTE else [0]
+        cuts = zip(starts, starts[1:] + [len(item.value)])
+        clauses = [c for c in (re.sub(r"[\s,，;；]*(?:\b(?:and|but|so|except|while|whereas|when)\b|但是|不过|而且)?[\s,，;；。]*$", "", item.value[a:b], flags=re.I).strip() for a, b in cuts) if c]
+        for i in range(len(clauses) - 1, 0, -1):
+            if re.match(r"(?:it|it's|that|that's|which|this|this is|they|they're|它|这|那)\b", clauses[i], re.I):
+                clauses[i - 1: i + 1] = [clauses[i - 1] + ", " + clauses[i]]  # "..., it's twelve pounds": said of the clause before
+        kept = [c for c in clauses if not wanted & content_stems(c)]
+        if kept and len(kept) < len(clauses):
+            joined = ", ".join(kept) if lang != "zh" else "，".join(kept)
+            key = " ".join(k for k in item.key.split() if not wanted & content_stems(k)) if lang != "zh" else item.key
+            w.replace_item(item, Item(key=key, value=joined, kind=item.kind, turn=turn))
+            w.result.decisions.append(Decision(UPDATE, None, item, "a cancelled clause left out"))
+        else:
+            whole.append(item)
+    return whole
+
+
 def _cancelled(w: _Working, what: str) -> list[Item]:
     wanted = content_stems(what)
     if not wanted:
@@ -872,6 +895,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 doomed.append(Item(key="task", value=w.state.current_task, kind=KIND_NOTE, turn=turn))
                 w.state.current_task = ""
             if doomed:
+                doomed = _cancel_clauses(w, doomed, cancel.group("what"), lang, turn)
                 w.remove(doomed)
                 result.removed += doomed
                 result.decisions += [Decision(DELETE, None, d, "cancelled") for d in doomed]

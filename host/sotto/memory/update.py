@@ -299,6 +299,8 @@ def decide_values(
         # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
         stronger = v.weak and any(n is not v and n.kind == v.kind and not n.weak for n in news)
         for o in ([] if stronger else olds):
+            if _shape(o.text) != _shape(v.text) and any(n is not v and n.kind == o.kind and _shape(n.text) == _shape(o.text) for n in news):
+                continue  # "the S24s are full, so make the twenty S23": the code replaces the code
             numbers = [s for s in current if id(s) in stored_ids and s.kind == KIND_NUMBER]  # a code's last digits are a short number
             partial = [s for s in numbers if v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
             if partial:
