@@ -101,7 +101,7 @@ _EN_JOINED_MEASURE = re.compile(rf"\b(?:(?:{EN_NUMBER_WORDS}|a|an|\d+) )?(?:\d+(
 # "hood 2", "room 4.12", "iPhone 15", "pack A", "rev D": a thing and the number or letter
 # that tells it from its siblings; the label is the key that a new number replaces.
 _EN_THING_NUMBER = re.compile(
-    r"\b(?P<thing>[A-Za-z][a-z]*[A-Z]?[a-z]+) (?:(?P<n>\d{1,6}[A-Za-z]{0,2})(?![:.,]?\d)|(?P<l>(?!I\b)[A-Z])(?![\w.-]|['’](?!s\b)|\.\w))\b"
+    r"\b(?P<thing>[A-Za-z][a-z]*[A-Z]?[a-z]+) (?:(?P<n>\d{1,6}[A-Za-z]{0,2})(?![:.,]?\d)|(?P<l>(?!I\b)[A-Z])(?![\w-]|['’](?!s\b)|\.\w))\b"
 )
 # "22 Quarry Road", "9 Bell Yard", "Flat 3, 14 Mill Lane": a number before a capitalised name.
 _EN_ADDRESS = re.compile(
@@ -368,8 +368,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             continue  # "at 4", "need 2", "Tuesday 3": not a thing's label
         if m.group("n") is not None and _EN_DATE.match(text, m.start("n")):
             continue
-        after = re.match(r"\s*([A-Za-z'’]+)", text[m.end():])
-        if m.group("n") is not None and after and after.group(1).lower() not in EN_STOPWORDS and after.group(1).lower() not in L.EN_EMPTY_WORDS and after.group(1).lower() not in ("has", "needs", "looks", "seems"):
+        counted = re.match(r"\s*(?:[a-z]+ )?(?!(?:has|is|was|does|goes|needs|looks|seems|works)\b)[a-z]+s\b", text[m.end():])
+        if m.group("n") is not None and counted:
             continue  # "print 250 visitor badges": the number counts what follows
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_TIME.finditer(text):
