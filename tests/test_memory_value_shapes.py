@@ -121,3 +121,16 @@ def test_a_clause_said_of_the_cancelled_thing_goes_with_it() -> None:
     state = say("Add the deep clean as well, it's forty pounds.", "Skip the deep clean this time.")
     text = state.memory_text()
     assert "forty pounds" not in text and "deep clean" not in text, text
+
+
+@pytest.mark.parametrize(
+    "sentence,value",
+    [
+        ("月费是两千四一个月。", "两千四"),
+        ("桌子要一米八的。", "一米八"),
+        ("一共三块五。", "三块五"),
+        ("住在五零三室。", "五零三室"),
+    ],
+)
+def test_chinese_numbers_said_the_short_way_are_read_whole(sentence: str, value: str) -> None:
+    assert value in [text for text, _ in read(sentence, "zh")], read(sentence, "zh")

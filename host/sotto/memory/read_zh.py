@@ -32,7 +32,7 @@ _ZH_NUMERIC = re.compile(
     rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
     rf"|(?=(?:[{_ZH_DIGIT}][，,\s]*){{7}})[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups (seven digits and more)
     rf"|(?<![零〇一二两三四五六七八九十百千万点第])[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*[百千万十][零〇一二两三四五六七八九十百千万]*(?:点[零一二三四五六七八九]+)?"
-    rf"(?![零〇一二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}])"  # 一百一十五, 三百五, 七十七点九: a number said alone
+    rf"(?![零〇二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}]|一(?![期次晚天月年周人位节堂课份]|个月))"  # 一百一十五, 三百五, 七十七点九: a number said alone; 一千八一期: per term
 )
 _ZH_CHOICE = re.compile(
     r"(?<![零〇一二两三四五六七八九十百千\d厘毫])(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)"
@@ -49,6 +49,8 @@ _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
     rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
+# "一米二", "两块五", "三斤半": the unit said between the whole and its tenth is one measure.
+_ZH_SPLIT_MEASURE = re.compile(r"(?<![零〇一二两三四五六七八九十百千\d])[一二两三四五六七八九十]+(?P<unit>米|块|斤|尺)(?:[一二三四五六七八九]|半)(?![零〇一二两三四五六七八九十百千万点个位只件])")
 _ZH_DECIMAL_MEASURE = re.compile(r"[零〇一二两三四五六七八九十\d]+点[零〇一二三四五六七八九\d]+(?P<unit>伏|安|瓦|千瓦|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸)")
 _ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
@@ -61,7 +63,7 @@ _ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何�
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
 _ZH_ORDINAL_LABEL = re.compile(r"第[一二两三四五六七八九十百\d]+(?:排|层|楼|号|节|站|座|桌|车厢|车|道|组|列|行|间)")
-_ZH_UNIT_CODE = re.compile(r"[A-Za-z\d一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
+_ZH_UNIT_CODE = re.compile(r"[A-Za-z\d零〇幺一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
 _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
     r"|(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*"
@@ -135,6 +137,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for start, end in code_spans(text):
         plate = start > 0 and text[start - 1] in _ZH_PLATE_PROVINCES
         add(start - 1 if plate else start, end, KIND_NUMBER)  # "沪A3K729", "3B-208", "E-41": one code
+    for m in _ZH_SPLIT_MEASURE.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _ZH_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_CHOICE.finditer(text):
