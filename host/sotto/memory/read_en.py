@@ -18,7 +18,7 @@ from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS
 from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
-from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, spelled_again
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans, spelled_again
 from sotto.text.questions import asks
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
@@ -93,8 +93,15 @@ _EN_ID = re.compile(
 # "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
 _EN_LABELLED = re.compile(
     rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|gen|generation|stage|version|series|mark|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock|pitch|stand|plot|berth|booth|kiosk|pen|cabin|chalet|lodge|hut|pod)"
-    rf"\s+(?:#\s*)?(?:\d+[A-Za-z]?|[A-Z]\d+|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b",
+    rf"\s+(?:#\s*)?(?:\d+(?:\.\d+)?[A-Za-z]?|[A-Z]\d+|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b",
     re.I,
+)
+# "a fifteen-litre", "a 9-volt", "two-metre": a number joined to its unit is one measure.
+_EN_JOINED_MEASURE = re.compile(rf"\b(?:(?:{EN_NUMBER_WORDS}|a|an|\d+) )?(?:\d+(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:-(?:one|two|three|four|five|six|seven|eight|nine))?)-(?P<unit>(?!(?:{EN_NUMBER_WORDS}|thirty|forty|fifty|off|way|on|to|ish|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|[a-z]+teenth|[a-z]+tieth)\b)[a-z]{{2,}})\b(?: [a-z]+s\b)?", re.I)
+# "hood 2", "room 4.12", "iPhone 15", "pack A", "rev D": a thing and the number or letter
+# that tells it from its siblings; the label is the key that a new number replaces.
+_EN_THING_NUMBER = re.compile(
+    r"\b(?P<thing>[A-Za-z][a-z]*[A-Z]?[a-z]+) (?:(?P<n>\d{1,6}[A-Za-z]{0,2})(?![:.,]?\d)|(?P<l>(?!I\b)[A-Z])(?![\w-]|['’](?!s\b)|\.\w))\b"
 )
 # "22 Quarry Road", "9 Bell Yard", "Flat 3, 14 Mill Lane": a number before a capitalised name.
 _EN_ADDRESS = re.compile(
@@ -286,6 +293,11 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
     for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
+    for start, end in code_spans(text):
+        add(start, end, KIND_NUMBER)  # "3B-208", "B.07", "20-45-77": one code, however it is joined
+    for m in _EN_JOINED_MEASURE.finditer(text):
+        article = re.match(r"an? ", m.group(0), re.I)
+        add(m.start() + (article.end() if article else 0), m.end(), KIND_QUANTITY, unit=m.group("unit").lower())
     for m in re.finditer(rf"\b(?:\d+|{EN_NUMBER_WORDS})\s*(?:foot|feet|ft)\s+(?:\d+|{EN_NUMBER_WORDS})(?:\s*(?:inches|inch|in)\b)?(?![\w-])", text, re.I):
         add(m.start(), m.end(), KIND_QUANTITY, unit="foot")  # "nine foot six": feet and inches, one length
     for m in re.finditer(rf"\b(?<!and )(?<!hundred )(?<!thousand )(?<!-)(?:a|{_NUM}) (?P<cur>pounds?|quid|dollars?|euros?|bucks)(?: (?:and )?(?:\d{{1,2}}|{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?(?: ?(?:p|pence|cents))?(?![\w-]))?", text, re.I):
@@ -297,7 +309,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         with_unit = _EN_QUANTITY.match(text, m.start())
         if with_unit is None or _en_quantity(with_unit, text) is None:
             add(m.start(), m.end(), KIND_NUMBER)  # "£1,840": one amount, its thousands marked
-    for m in re.finditer(r"\b\d{3,}(?: \d{3,})+\b", text):
+    for m in re.finditer(r"\b\d{3,}(?: \d{3,})+(?: \d{1,2}(?=\s*(?:[.,;!?]|$)))?\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
     for m in _QUOTED.finditer(text):
         inner = "q" if m.group("q") is not None else "q2"
@@ -347,6 +359,18 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)) and m.group(0).split()[0].lower() not in _NOT_THINGS:
             add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)
+    for m in re.finditer(r"\b\d+s\b", text):
+        add(m.start(), m.end(), KIND_NUMBER)  # "11s on that" (strings), "the 1990s": a number said in the plural
+    for m in _EN_THING_NUMBER.finditer(text):
+        thing = m.group("thing").lower()
+        if thing in EN_STOPWORDS or thing in L.EN_EMPTY_WORDS or thing in _NOT_THINGS or _EN_DATE.fullmatch(thing) or re.search(r"(?:ing|ed|ly|[^su]s)$", thing):
+            continue  # "at 4", "need 2", "Tuesday 3": not a thing's label
+        if m.group("n") is not None and _EN_DATE.match(text, m.start("n")):
+            continue
+        counted = re.match(r"\s*(?:[a-z]+ )?(?!(?:has|is|was|does|goes|needs|looks|seems|works)\b)[a-z]+s\b", text[m.end():])
+        if m.group("n") is not None and counted:
+            continue  # "print 250 visitor badges": the number counts what follows
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_TIME.finditer(text):
         add(m.start(), m.end(), KIND_TIME)

@@ -17,11 +17,14 @@ from typing import Any
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import ZH_FUNCTION_CHARS
-from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans
 from sotto.text.questions import asks
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
-_ZH_CLASSIFIERS_FOR_NUMBERS = "个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度月日年届期栋单室寸码棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座"
+# Measure words (and the metric prefixes said before a unit: 毫升, 厘米): what a number counts.
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码"
+# A number said before one of these is not a number said alone: it counts, dates or labels.
+_ZH_CLASSIFIERS_FOR_NUMBERS = _ZH_CLASSIFIERS + "月日年届期栋单室"
 _ZH_NUMERIC = re.compile(
     rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
     rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
@@ -29,10 +32,10 @@ _ZH_NUMERIC = re.compile(
     rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
     rf"|(?=(?:[{_ZH_DIGIT}][，,\s]*){{7}})[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups (seven digits and more)
     rf"|(?<![零〇一二两三四五六七八九十百千万点第])[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*[百千万十][零〇一二两三四五六七八九十百千万]*(?:点[零一二三四五六七八九]+)?"
-    rf"(?![零〇一二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}])"  # 一百一十五, 三百五, 七十七点九: a number said alone
+    rf"(?![零〇二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}]|一(?![期次晚天月年周人位节堂课份]|个月))"  # 一百一十五, 三百五, 七十七点九: a number said alone; 一千八一期: per term
 )
 _ZH_CHOICE = re.compile(
-    r"(?<![零〇一二两三四五六七八九十百千\d])(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)"
+    r"(?<![零〇一二两三四五六七八九十百千\d厘毫])(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)"
     r"|(?<![零〇一二两三四五六七八九十百千\d])[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码|(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:号|码)"
     r"|[深浅淡亮暗藏天酒玫](?:红|橙|黄|绿|蓝|紫|粉|棕|灰)(?![色的])"
 )
@@ -46,19 +49,21 @@ _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
     rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
+# "一米二", "两块五", "三斤半": the unit said between the whole and its tenth is one measure.
+_ZH_SPLIT_MEASURE = re.compile(r"(?<![零〇一二两三四五六七八九十百千\d])[一二两三四五六七八九十]+(?P<unit>米|块|斤|尺)(?:[一二三四五六七八九]|半)(?![零〇一二两三四五六七八九十百千万点个位只件])")
 _ZH_DECIMAL_MEASURE = re.compile(r"[零〇一二两三四五六七八九十\d]+点[零〇一二三四五六七八九\d]+(?P<unit>伏|安|瓦|千瓦|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸)")
 _ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公斤克毫克千克米公里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座"
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
-_ZH_ID = re.compile(r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]?(?=[A-Za-z0-9·-]*\d)(?=[A-Za-z0-9·-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9·-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
+_ZH_PLATE_PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
+_ZH_ID = re.compile("[" + _ZH_PLATE_PROVINCES + r"]?(?=[A-Za-z0-9·-]*\d)(?=[A-Za-z0-9·-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9·-]{2,}[A-Za-z0-9]|\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
 _ZH_NAME_AFTER = re.compile(r"(?:叫|是|换成|改成|找|跟|和|请|给|让)(?P<name>[\u4e00-\u9fff]{2,3}?)(?=(?:老师|医生|教练|先生|女士|小姐|师傅|经理|总)?(?:[，。,.！!？?带来去吧了的]|$))")
 _ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|老公|老婆|丈夫|妻子|儿子|女儿|舅舅|姑姑|叔叔|阿姨|婆婆|公公)")
 _ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)")
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
 _ZH_ORDINAL_LABEL = re.compile(r"第[一二两三四五六七八九十百\d]+(?:排|层|楼|号|节|站|座|桌|车厢|车|道|组|列|行|间)")
-_ZH_UNIT_CODE = re.compile(r"[A-Za-z\d一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
+_ZH_UNIT_CODE = re.compile(r"[A-Za-z\d零〇幺一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
 _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
     r"|(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*"
@@ -129,6 +134,11 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in ("提前", "提早", "早", "往前提", "往前挪", "往前") else 1)
     for m in re.finditer(r"(?<=[好快慢近远早晚多少大小高低长短轻重便贵松紧宽窄亮暗厚薄认些])一点(?![半钟分\d零一二三四五六七八九十])", text):
         taken.append((m.start(), m.end()))  # "好认一点", "便宜一点": a little, not one o'clock
+    for start, end in code_spans(text):
+        plate = start > 0 and text[start - 1] in _ZH_PLATE_PROVINCES
+        add(start - 1 if plate else start, end, KIND_NUMBER)  # "沪A3K729", "3B-208", "E-41": one code
+    for m in _ZH_SPLIT_MEASURE.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _ZH_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _ZH_CHOICE.finditer(text):

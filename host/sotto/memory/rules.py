@@ -799,6 +799,36 @@ def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str
     return None
 
 
+def _cancel_clauses(w: _Working, doomed: list[Item], what: str, lang: str, turn: int) -> list[Item]:
+    """"Forget the spark plug" after "The blades want sharpening too, and it needs a new spark
+    plug": a note loses only the clauses that name what was cancelled; the items to remove whole."""
+    wanted = content_stems(what)
+    whole: list[Item] = []
+    for item in doomed:
+        kept = _without_clauses(item.value, wanted, lang) if item.kind == KIND_NOTE else None
+        if kept:
+            key = " ".join(k for k in item.key.split() if not wanted & content_stems(k)) if lang != "zh" else item.key
+            w.replace_item(item, Item(key=key, value=kept, kind=item.kind, turn=turn))
+            w.result.decisions.append(Decision(UPDATE, None, item, "a cancelled clause left out"))
+        else:
+            whole.append(item)
+    return whole
+
+
+def _without_clauses(text: str, wanted: set[str], lang: str) -> str | None:
+    """`text` without the clauses that name `wanted`; None when all or none of them do."""
+    starts = clause_starts(text, lang)
+    cuts = zip(starts, starts[1:] + [len(text)])
+    clauses = [c for c in (re.sub(r"[\s,，;；]*(?:\b(?:and|but|so|except|while|whereas|when)\b|但是|不过|而且)?[\s,，;；。]*$", "", text[a:b], flags=re.I).strip() for a, b in cuts) if c]
+    for i in range(len(clauses) - 1, 0, -1):
+        if re.match(r"(?:it|it's|that|that's|which|this|this is|they|they're|它|这|那)\b", clauses[i], re.I):
+            clauses[i - 1: i + 1] = [clauses[i - 1] + ", " + clauses[i]]  # "..., it's twelve pounds": said of the clause before
+    kept = [c for c in clauses if not wanted & content_stems(c)]
+    if not kept or len(kept) == len(clauses):
+        return None
+    return ", ".join(kept) if lang != "zh" else "，".join(kept)
+
+
 def _cancelled(w: _Working, what: str) -> list[Item]:
     wanted = content_stems(what)
     if not wanted:
@@ -868,10 +898,15 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if cancel and not any(v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number")):
             doomed = _cancelled(w, cancel.group("what"))
             task_gone = bool(content_stems(cancel.group("what")) & content_stems(w.state.current_task))
-            if task_gone:
+            task_left = _without_clauses(w.state.current_task, content_stems(cancel.group("what")), lang) if task_gone else None
+            if task_left:
+                w.state.current_task = task_left  # "Forget the shed roof" after "The hedge wants trimming, and the shed roof needs new felt"
+                result.decisions.append(Decision(UPDATE, None, None, "a cancelled clause left out of the task"))
+            elif task_gone:
                 doomed.append(Item(key="task", value=w.state.current_task, kind=KIND_NOTE, turn=turn))
                 w.state.current_task = ""
-            if doomed:
+            if doomed or task_left:
+                doomed = _cancel_clauses(w, doomed, cancel.group("what"), lang, turn)
                 w.remove(doomed)
                 result.removed += doomed
                 result.decisions += [Decision(DELETE, None, d, "cancelled") for d in doomed]

@@ -104,7 +104,10 @@ _ORDINALS = (
     "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirtieth|thirty[- ]first"
 )
 EN_DATE = re.compile(
-    rf"\b(?:(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday"
+    rf"\b(?:(?:the )?(?:first|second|third|fourth|last) (?:{EN_WEEKDAYS})(?: of (?:the |every |each )?(?:month|{EN_MONTHS}))?"  # "the first Monday of every month"
+    rf"|(?:{EN_WEEKDAYS}) (?:to|through|till|until|-) (?:{EN_WEEKDAYS})"  # "Monday to Wednesday": one span of days
+    rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:{EN_MONTHS})(?: \d{{4}})?"  # "28 December"
+    rf"|(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday"
     rf"|this (?:morning|afternoon|evening)"
     rf"|(?:next |this |last |every )?(?:{EN_WEEKDAYS})s?(?: (?:morning|afternoon|evening|night)s?)?"
     rf"|(?:next |this )(?:week|weekend|month|year)|(?:the )?weekend"

@@ -299,6 +299,8 @@ def decide_values(
         # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
         stronger = v.weak and any(n is not v and n.kind == v.kind and not n.weak for n in news)
         for o in ([] if stronger else olds):
+            if _shape(o.text) != _shape(v.text) and any(n is not v and n.kind == o.kind and _shape(n.text) == _shape(o.text) for n in news):
+                continue  # "the S24s are full, so make the twenty S23": the code replaces the code
             numbers = [s for s in current if id(s) in stored_ids and s.kind == KIND_NUMBER]  # a code's last digits are a short number
             partial = [s for s in numbers if v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
             if partial:
@@ -560,6 +562,8 @@ def _by_key(
             overlap += 2  # "Mr. Osei is covering" replaces a teacher, not a child
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _is_code(s.value) and _same_shape(_norm(s.value), _norm(v.text)):
             overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _code_family(s.value, v.text):
+            overlap += 2  # "COM12" after "COM7", "E-41" after "E-36": a code of the same family
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text) and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
@@ -623,7 +627,7 @@ def _by_key(
             return None  # a value of another kind is not what a cue without a key changes ("Coach reckons ..." after "Bristol")
         said = statement.frame_keys | content_stems(v.context)
         # The latest one, unless the sentence names what another is about ("push the outbound to the 5th").
-        latest = max(pool, key=lambda s: (len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        latest = max(pool, key=lambda s: (_code_family(s.value, v.text), len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
@@ -837,6 +841,12 @@ def _respelled(new: str, old: str, lang: str) -> bool:
 
         return bool(lazy_pinyin(new) == lazy_pinyin(old))
     return any(_spelled_again(new, part) for part in [old, *old.split()]) or any(_spelled_again(part, old) for part in new.split())
+
+
+def _code_family(a: str, b: str) -> bool:
+    """Two codes that begin with the same letters: "COM7" and "COM12", "HF-300" and "HF-350"."""
+    pa, pb = re.match(r"[A-Za-z]+(?=[-._ ]?\d)", a.strip()), re.match(r"[A-Za-z]+(?=[-._ ]?\d)", b.strip())
+    return pa is not None and pb is not None and pa.group(0).lower() == pb.group(0).lower()
 
 
 def _label(text: str) -> str:

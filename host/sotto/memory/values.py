@@ -114,6 +114,43 @@ def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(start < e and s < end for s, e in spans)
 
 
+
+# A code written as one token: letters and digits, maybe joined by - . _ / · ("3B-208", "B.07",
+# "run_0412", "0x3C", "91330106MA27C4K8XQ", "20-45-77"). The same shape in both languages.
+_CODE_TOKEN = re.compile(r"(?<![A-Za-z0-9_./·-])[A-Za-z0-9]+(?:[-._/·][A-Za-z0-9]+)*(?![A-Za-z0-9_/·-]|\.[A-Za-z0-9])")
+_CODE_SEP = re.compile(r"[-._/·]")
+_CODE_GROUP = re.compile(r" (?=[A-Z0-9]*[A-Z])[A-Z0-9]{2,4}(?![\w'’])")
+# Not codes: an ordinal, a decade, a clock time, a measure with its unit symbol.
+_NOT_CODE = re.compile(
+    r"\d+(?:st|nd|rd|th|s|am|pm)|\d+(?:[.:]\d+)?(?:am|pm)"
+    r"|\d+(?:\.\d+)?(?:k|km|kg|g|mg|mcg|ml|l|mm|cm|m|GB|MB|TB|KB|mAh|Ah|W|kW|V|mV|A|mA|Hz|kHz|MHz|GHz|x|ft|in|oz|lb|lbs|p)",
+    re.I,
+)
+_DATE_WRITTEN = re.compile(r"\d{1,2}([./])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}([./-])\d{1,2}\2\d{1,2}")
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` writes a code, serial, plate or reference as one token.
+
+    A token of letters and digits is a code when it mixes both ("S24", "A3K729") or joins
+    parts with a separator and a letter ("B.07", "run_0412"); digits alone are a code when
+    joined three times or more ("20-45-77"), not a range ("2-4"), a decimal or a date."""
+    spans: list[tuple[int, int]] = []
+    for m in _CODE_TOKEN.finditer(text):
+        token = m.group(0)
+        if not any(c.isdigit() for c in token) or _NOT_CODE.fullmatch(token) or _DATE_WRITTEN.fullmatch(token):
+            continue
+        parts = _CODE_SEP.split(token)
+        if any(p.isalpha() and p.islower() and len(p) >= 3 and not token.count("_") for p in parts):
+            continue  # "9-volt", "covid-19": a word joined to a number, not a code
+        letters = any(c.isalpha() for c in token)
+        if (letters and any(c.isdigit() for c in token)) or len(parts) >= 3:
+            end = m.end()
+            if token.upper() == token:
+                while (more := _CODE_GROUP.match(text, end)) is not None:
+                    end = more.end()  # "KX19 PLM": a plate read in groups is one code
+            spans.append((m.start(), end))
+    return spans
 # The kinds a proposal carries: "Could the driver come at quarter to six?" offers a value; a
 # yes/no question with none of them ("Is Dale coming?") asks.
 _PROPOSED_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_ITEM)

@@ -1,0 +1,136 @@
+"""Value shapes the reader takes as one value, and what the update step does with them.
+
+A value split into pieces can be neither kept verbatim nor corrected: "3B-208" stored as "3B"
+and "208", "三十六码" as "三十六". Each case is a sentence of our own, not from the eval scripts.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sotto.memory.rules import extract
+from sotto.memory.state import SessionState
+from sotto.memory.statements import read_sentence
+from sotto.memory.values import code_spans
+
+
+def read(sentence: str, lang: str = "en") -> list[tuple[str, str]]:
+    return [(v.text, v.kind) for v in read_sentence(sentence, lang, frozenset()).values]
+
+
+def say(*utterances: str, lang: str | None = None) -> SessionState:
+    state = SessionState(session_id="t")
+    for turn, words in enumerate(utterances, 1):
+        result = extract(words, state, lang=lang, turn=turn)
+        assert result.state is not None
+        state = result.state
+    return state
+
+
+@pytest.mark.parametrize(
+    "text,codes",
+    [
+        ("Stand 4C-117 in hall two.", ["4C-117"]),
+        ("The log file is called batch_0921.", ["batch_0921"]),
+        ("Its address is 0x5A on the bus.", ["0x5A"]),
+        ("Sort code 30-92-18, please.", ["30-92-18"]),
+        ("Desk K.14 by the window.", ["K.14"]),
+        ("Reg is LN23 RTA, a grey van.", ["LN23 RTA"]),
+        ("登记号是 5G2K7731Q。", ["5G2K7731Q"]),
+        # not codes: an ordinal, a time, a measure, a range, a decimal, a date, a word joined to a number
+        ("On the 21st at 6pm, 250ml, 2-4 people, 3.5 metres, 12/03/2025, a 9-volt.", []),
+    ],
+)
+def test_a_code_written_as_one_token_is_one_span(text: str, codes: list[str]) -> None:
+    assert [text[a:b] for a, b in code_spans(text)] == codes
+
+
+@pytest.mark.parametrize(
+    "sentence,value,kind",
+    [
+        ("The booth is 4C-117.", "4C-117", "number"),
+        ("Plate LN23 RTA.", "LN23 RTA", "number"),
+        ("Put it in locker 12 near bench B.09.", "B.09", "number"),
+        ("Grab cage 3, the other one is full.", "cage 3", "number"),
+        ("I want the Pixel 8 case.", "Pixel 8", "number"),
+        ("We'll go with plan B.", "plan B", "number"),
+        ("Two twenty-litre drums and a five-litre can.", "Two twenty-litre drums", "quantity"),
+        ("It takes a 12-volt adapter.", "12-volt", "quantity"),
+        ("Bins go out on the second Tuesday of every month.", "the second Tuesday of every month", "date"),
+        ("She's in Tuesday to Thursday.", "Tuesday to Thursday", "date"),
+        ("The recital is on 14 June.", "14 June", "date"),
+        ("Strings are 12s on the acoustic.", "12s", "number"),
+        ("Account number 5521 8830 7.", "5521 8830 7", "number"),
+    ],
+)
+def test_english_value_shapes_are_read_whole(sentence: str, value: str, kind: str) -> None:
+    assert (value, kind) in read(sentence), read(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence,value",
+    [
+        ("展位号是 7D-305。", "7D-305"),
+        ("车牌是苏E7M213。", "苏E7M213"),
+        ("她穿三十八码的鞋。", "三十八码"),
+        ("买两瓶二百五十毫升的。", "二百五十毫升"),
+        ("要一根三十厘米的线。", "三十厘米"),
+    ],
+)
+def test_chinese_value_shapes_are_read_whole(sentence: str, value: str) -> None:
+    assert value in [text for text, _ in read(sentence, "zh")], read(sentence, "zh")
+
+
+def test_the_number_after_a_verb_or_before_its_noun_is_no_label() -> None:
+    values = read("Print 300 flyers and the shelf needs 4, the bin 7 is full.")
+    assert ("Print 300", "number") not in values and ("needs 4", "number") not in values
+    assert ("bin 7", "number") in values
+
+
+def test_a_corrected_code_replaces_the_code() -> None:
+    state = say("Our stand is 4C-117.", "Sorry, I read the map wrong, it's 4C-171.")
+    text = state.memory_text()
+    assert "4C-171" in text and "4C-117" not in text, text
+
+
+def test_a_code_of_the_same_family_is_the_one_replaced() -> None:
+    state = say("The scanner is on COM3 at 9600 baud.", "Save the trace as run_17.", "Not COM3, it's COM5, wrong port.")
+    text = state.memory_text()
+    assert "COM5" in text and "COM3" not in text and "run_17" in text, text
+
+
+def test_a_labelled_thing_replaced_by_the_same_thing_with_another_number() -> None:
+    state = say("Book us bay 6 for Saturday.", "Bay 6 is closed for repairs, give us bay 9.")
+    text = state.memory_text()
+    assert "bay 9" in text and "bay 6" not in text.lower().replace("bay 6 is closed", ""), text
+
+
+def test_a_chinese_size_correction_keeps_the_measure_word() -> None:
+    state = say("童鞋要三十码的。", "我记错了，她现在穿三十一码。", lang="zh")
+    text = state.memory_text()
+    assert "三十一码" in text and "三十码" not in text, text
+
+
+def test_a_cancelled_thing_takes_only_its_clause_out_of_a_note() -> None:
+    state = say("The hedge wants trimming, and the shed roof needs new felt.", "Forget the shed roof, my brother's doing it.")
+    text = state.memory_text()
+    assert "hedge" in text and "felt" not in text, text
+
+
+def test_a_clause_said_of_the_cancelled_thing_goes_with_it() -> None:
+    state = say("Add the deep clean as well, it's forty pounds.", "Skip the deep clean this time.")
+    text = state.memory_text()
+    assert "forty pounds" not in text and "deep clean" not in text, text
+
+
+@pytest.mark.parametrize(
+    "sentence,value",
+    [
+        ("月费是两千四一个月。", "两千四"),
+        ("桌子要一米八的。", "一米八"),
+        ("一共三块五。", "三块五"),
+        ("住在五零三室。", "五零三室"),
+    ],
+)
+def test_chinese_numbers_said_the_short_way_are_read_whole(sentence: str, value: str) -> None:
+    assert value in [text for text, _ in read(sentence, "zh")], read(sentence, "zh")
