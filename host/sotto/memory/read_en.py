@@ -293,6 +293,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
     for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
+    for m in re.finditer(r"\b[A-Za-z] (?:for|as in) [A-Z][a-z]+\b", text):
+        taken.append((m.start(), m.end()))  # "N for November", "B as in Bravo": a letter spelled, not a value
     for start, end in code_spans(text):
         add(start, end, KIND_NUMBER)  # "3B-208", "B.07", "20-45-77": one code, however it is joined
     for m in _EN_JOINED_MEASURE.finditer(text):
@@ -318,7 +320,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     if text == text.lower():
         # Recognised words come without capitals: a name is known here only by the words
         # that introduce one ("mr white", "my name is carl", "his teacher is ms park").
-        for m in re.finditer(r"\b(?:mr|mrs|ms|miss|dr|doctor|coach)\.? (?P<n>[a-z][a-z'-]{1,15})\b|\b(?:my name is|call me|called|named) (?P<m>[a-z][a-z'-]{1,15}(?: [a-z][a-z'-]{2,15})?)\b", text):
+        for m in re.finditer(r"(?<!\bthe )(?<!\ba )(?<!\bmy )(?<!\bher )(?<!\bhis )(?<!\bour )(?<!\byour )(?<!\btheir )\b(?:mr|mrs|ms|miss|dr|doctor|coach)\.? (?P<n>[a-z][a-z'-]{1,15})\b|\b(?:my name is|call me|called|named) (?P<m>[a-z][a-z'-]{1,15}(?: [a-z][a-z'-]{2,15})?)\b", text):
             group = "n" if m.group("n") else "m"
             words = m.group(group).split()
             while words and (words[-1] in EN_STOPWORDS or words[-1] in L.EN_EMPTY_WORDS or words[-1] in ("and", "from", "at", "on")):

@@ -369,7 +369,10 @@ def decide_values(
         out.consumed.add(id(v))
         if decision.op == UPDATE and decision.target is not None:
             if not new_item.key or (not v.key and v.kind != KIND_QUANTITY):
-                new_item.key = decision.target.key
+                # What the old value was about, without the old value's own words ("twenty-third").
+                old_words = content_stems(decision.target.value)
+                kept_key = [k for k in decision.target.key.split() if not content_stems(k) & old_words] if lang != "zh" else [decision.target.key.replace(decision.target.value, "")]
+                new_item.key = " ".join(kept_key).strip()
             elif decision.target.value in new_item.key:
                 # "Colin's left the company, it's Bernadette I need": the old value is no part of the new one's key.
                 new_item.key = " ".join(re.sub(rf"{re.escape(decision.target.value)}(?:'s|’s)?", " ", new_item.key).split()) or decision.target.key
