@@ -118,3 +118,27 @@ def test_a_clause_said_of_the_cancelled_thing_goes_with_it() -> None:
     text = state.memory_text()
     assert "forty pounds" not in text and "deep clean" not in text, text
 
+
+
+def test_a_weekday_and_its_day_of_the_month_are_one_date() -> None:
+    assert ("Friday the 20th", "date") in read("The recital moved to Friday the 20th.")
+    assert ("the 11th, a Monday", "date") in read("It's the 11th, a Monday.")
+
+
+def test_a_week_later_keeps_the_weekday_and_another_day_drops_it() -> None:
+    text = say("The viewing is Tuesday the 4th.", "Let's push it a week, the 11th.").memory_text()
+    assert "Tuesday the 11th" in text and "4th" not in text, text
+    text = say("The viewing is Tuesday the 4th.", "They can only do the 6th, sorry.").memory_text()
+    assert "6th" in text and "Tuesday" not in text and "4th" not in text, text
+
+
+def test_a_value_said_as_unchanged_is_not_the_one_replaced() -> None:
+    state = say("Lessons are Monday and Thursday.", "Monday's off this month, so Wednesday, Thursday as usual.")
+    text = state.memory_text()
+    assert "Wednesday" in text and "Thursday" in text and "Monday" not in text, text
+    zh = say("周二和周五打扫。", "周二我出差，改到周三，周五照旧。", lang="zh").memory_text()
+    assert "周三" in zh and "周五" in zh and "周二" not in zh, zh
+
+
+def test_a_letter_spelled_with_a_word_is_no_value() -> None:
+    assert read("It's KX21 TRN, N for November.") == [("KX21 TRN", "number")]

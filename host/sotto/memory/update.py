@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sotto.memory.clock import clock_minutes, shift_minutes, shifted
+from sotto.memory.clock import clock_minutes, shift_minutes, shifted, weekday_kept
 from sotto.memory.items import (
     KIND_DATE,
     KIND_ITEM,
@@ -236,6 +236,9 @@ def decide_values(
             # "Saturday's changed hands": what was said with Saturday (Nadia drives) changes too.
             for anchor in same:
                 mentioned += [s for s in stored if s is not anchor and s.kind != anchor.kind and s.kind in VALUE_KINDS and _contains_value(Item(key="", value=anchor.key, kind=anchor.kind), s.value)]
+    # "送回去还是一点半", "still Dr Lindqvist", "周六照旧": a value said as unchanged is no target.
+    steady = [s for s in stored if any(not v.negated and _STEADY.search(v.context) and _same_value(s, v.text) for v in statement.values)]
+    mentioned = [s for s in mentioned if s not in steady]
     out.mentioned = mentioned
     olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
     news = [v for v in statement.values if not v.negated and v not in maybe]
@@ -293,7 +296,7 @@ def decide_values(
         key = _value_key(v, statement, lang)
         new_item = Item(key=key, value=v.text if not (v.kind == KIND_PLACE and v.prep and lang == "en") else f"{v.prep} {v.text}", kind=v.kind, turn=turn)
         # Values said together in one sentence never replace each other ("Tuesdays and Thursdays").
-        candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang)]
+        candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang) and s not in steady]
         decision: Decision | None = None
         # 1. the old value named in the sentence ("ends 0199, not 0190": its last digits)
         # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
@@ -391,6 +394,9 @@ def decide_values(
             elif v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
                 # "the last four digits are 8837": the rest of the number stays.
                 new_item.value = _replace_tail_digits(decision.target.value, new_digits)
+            weekday = weekday_kept(decision.target.value, new_item.value) if v.kind == KIND_DATE and lang != "zh" else None
+            if weekday is not None:
+                new_item.value = weekday  # "the week after, the 29th" after "Thursday the 22nd": Thursday the 29th
             month = re.search(r"\s+of\s+[A-Z][a-z]+$|^[A-Z][a-z]+(?=\s+\d)", decision.target.value)
             if v.kind == KIND_DATE and month and not re.search(r"\b(?:of )?[A-Z][a-z]+\b", v.text) and re.search(r"\d|(?:st|nd|rd|th)$", v.text):
                 # "it's the 13th" after "the 3rd of March": the 13th of March.
@@ -439,6 +445,7 @@ def _contains_value(item: Item, text: str) -> bool:
 
 # Said anywhere before the value: "the last two digits, I looked again, are 76", 最后两位我又看了一眼，是七六.
 _TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|(?:最后|末|尾)(?:[一二两三四五六七八九几]位|数)", re.I)
+_STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?)\b|照旧|照常|不变|没变|依旧|仍然|仍是", re.I)
 _TAIL_CUE = re.compile(
     r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
     r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"
