@@ -142,3 +142,17 @@ def test_a_value_said_as_unchanged_is_not_the_one_replaced() -> None:
 
 def test_a_letter_spelled_with_a_word_is_no_value() -> None:
     assert read("It's KX21 TRN, N for November.") == [("KX21 TRN", "number")]
+
+
+def test_an_amount_twenty_times_a_count_is_not_its_correction() -> None:
+    zh = say("酒店住了三晚，一共一千二百六十元。", "那个，酒店金额我看错了，发票上是一千一百六十。", lang="zh").memory_text()
+    assert "三晚" in zh and "一千一百六十" in zh and "一千二百六十" not in zh, zh
+
+
+def test_number_words_are_read_by_the_one_number_reader() -> None:
+    from sotto.memory.update import number_of
+
+    assert number_of("two hundred and forty pounds") == 240
+    assert number_of("four hundred and eighty-two") == 482
+    assert number_of("两千四") == 2400
+    assert number_of("a dozen eggs") == 12

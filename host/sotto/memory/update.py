@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sotto.engines.normalize import number_value
 from sotto.memory.clock import clock_minutes, shift_minutes, shifted, weekday_kept
 from sotto.memory.items import (
     KIND_DATE,
@@ -92,29 +93,22 @@ _WORD_NUMBERS.update({"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "six
 
 
 def number_of(text: str) -> float | None:
-    """The leading number of a value: "eight people" -> 8, "250 mg" -> 250, "二十个" -> 20."""
-    m = re.match(r"\$?\s*(\d+(?:\.\d+)?)", text.strip())
+    """The leading number of a value: "eight people" -> 8, "250 mg" -> 250, "二十个" -> 20,
+    "two hundred and forty pounds" -> 240, 一千二百六十元 -> 1260, "a dozen eggs" -> 12."""
+    t = text.strip()
+    m = re.match(r"[$£€¥]?\s*(\d+(?:\.\d+)?)", t)
     if m:
         return float(m.group(1))
-    words = re.findall(r"[a-z]+", text.lower())
-    total = 0
-    seen = False
-    for w in words:
-        if w in _WORD_NUMBERS:
-            total += _WORD_NUMBERS[w]
-            seen = True
-        elif seen:
-            break
-    if seen:
-        return float(total)
-    zh = re.match(r"[零〇一二两三四五六七八九十百]+", text)
+    zh = re.match(r"[零〇一二两三四五六七八九十百千万]+", t)
     if zh:
-        try:
-            import cn2an  # type: ignore[import-not-found,import-untyped]
-
-            return float(cn2an.cn2an(zh.group(0), "smart"))
-        except Exception:
-            return None
+        value = number_value(zh.group(0), "zh")
+        return float(value) if value is not None else None
+    if re.match(r"(?:a |one )?dozen\b", t, re.I):
+        return 12.0
+    words = re.match(rf"(?:(?:{EN_NUMBER_WORDS}|thousand|million)\b(?:\s+and\s+|[- ])?)+", t, re.I)
+    if words:
+        value = number_value(words.group(0).strip(" -").removesuffix(" and"), "en")
+        return float(value) if value is not None else None
     return None
 
 
@@ -533,6 +527,10 @@ def _by_key(
 ) -> Decision | None:
     """`fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
     five frames"): a count of the same unit is then that new thing's, not a correction."""
+    # 一千一百六十 after 酒店住了三晚: an amount twenty times another is not its correction.
+    candidates = [s for s in candidates if not _far_apart(s, v)]
+    if not candidates:
+        return None
     # Names are who a value concerns, not what it is about: "Mia needs her book this
     # week" says nothing about Mia's Tuesday piano.
     names: set[str] = set(known_names)
@@ -653,7 +651,7 @@ def _by_key(
     if statement.admission and not adds and v.kind in (KIND_NUMBER, KIND_QUANTITY) and sum(1 for o in news if o.kind == v.kind) == 1:
         # "宣传单上我看错了，一学期是两千八" after 两千四: owning up to a misreading, the amount of the
         # same shape and size is the one misread, whatever words it was said with.
-        near = [s for s in candidates if s.kind == v.kind and s.turn != new_item.turn and _shape(s.value) == _shape(v.text) and _near(s.value, v.text)]
+        near = [s for s in candidates if (s.kind == v.kind or (v.kind == KIND_NUMBER and s.kind == KIND_QUANTITY and _is_bare_number(v.text))) and s.turn != new_item.turn and _shape(s.value) == _shape(v.text) and _near(s.value, v.text)]
         if near:
             return Decision(UPDATE, new_item, max(near, key=lambda s: s.turn), "a misreading owned up to, the amount of the same size")
     return None
@@ -851,6 +849,16 @@ def _respelled(new: str, old: str, lang: str) -> bool:
 
         return bool(lazy_pinyin(new) == lazy_pinyin(old))
     return any(_spelled_again(new, part) for part in [old, *old.split()]) or any(_spelled_again(part, old) for part in new.split())
+
+
+def _far_apart(item: Item, v: Value) -> bool:
+    """Two counts or amounts twenty times apart or more: not one corrected by the other."""
+    if item.kind not in (KIND_NUMBER, KIND_QUANTITY) or v.kind not in (KIND_NUMBER, KIND_QUANTITY):
+        return False
+    if _shape(item.value) != "count" or _shape(v.text) != "count":
+        return False
+    a, b = number_of(item.value), number_of(v.text)
+    return a is not None and b is not None and min(a, b) > 0 and max(a, b) / min(a, b) >= 20
 
 
 def _code_family(a: str, b: str) -> bool:
