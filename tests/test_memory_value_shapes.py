@@ -156,3 +156,8 @@ def test_number_words_are_read_by_the_one_number_reader() -> None:
     assert number_of("four hundred and eighty-two") == 482
     assert number_of("两千四") == 2400
     assert number_of("a dozen eggs") == 12
+
+
+def test_a_new_count_of_the_same_thing_keeps_what_was_said_of_it() -> None:
+    text = say("Two large pizzas for the party, please.", "Make that three pizzas.").memory_text()
+    assert "three large pizzas" in text and "Two large" not in text, text

@@ -38,7 +38,7 @@ from sotto.memory.items import (
 )
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
-from sotto.memory.text import EN_NUMBER_WORDS
+from sotto.memory.text import EN_NUMBER_WORDS, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -138,6 +138,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
                 return True  # "two microseconds a division" after "500 nanoseconds per division": one measure, rescaled
             if value.unit == "people" and a in EN_PEOPLE_NOUNS:
                 return True  # "we've got twenty-two coming" counts the "fifteen kids"
+            if a and b and len(b.split()) == 1 and a.split()[-1] == b:
+                return True  # "three pizzas" counts the "two large pizzas"; "adult bikes" and "child bikes" stay apart
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
@@ -400,6 +402,8 @@ def decide_values(
                 new_item.value = v.text + half.group(0)  # "push it to 6" after "5 pm": 6 pm
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_TIME and _is_bare_number(v.text):
                 new_item.kind = KIND_TIME  # "Let's say nine" for a bedtime: a time
+            if v.kind == KIND_QUANTITY and decision.target.kind == KIND_QUANTITY and lang != "zh":
+                new_item.value = _with_modifiers(decision.target.value, new_item.value)  # "six hinges" after "two brass hinges"
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_QUANTITY and _is_bare_number(v.text):
                 # "the guest count is thirty now": the count keeps its unit.
                 unit = item_unit_words(decision.target)
@@ -849,6 +853,21 @@ def _respelled(new: str, old: str, lang: str) -> bool:
 
         return bool(lazy_pinyin(new) == lazy_pinyin(old))
     return any(_spelled_again(new, part) for part in [old, *old.split()]) or any(_spelled_again(part, old) for part in new.split())
+
+
+_EN_COUNT_LEAD = re.compile(rf"^(?:\d+(?:\.\d+)?|(?:(?:{EN_NUMBER_WORDS})\b(?:\s+and\s+|[- ])?)+)\s+", re.I)
+
+
+def _with_modifiers(old: str, new: str) -> str:
+    """A new count of the same thing keeps what was said of the thing: "six hinges" after
+    "two brass hinges" is six brass hinges; a new count with words of its own stays as said."""
+    old_lead, new_lead = _EN_COUNT_LEAD.match(old), _EN_COUNT_LEAD.match(new)
+    if old_lead is None or new_lead is None:
+        return new
+    old_words, new_words = old[old_lead.end():].split(), new[new_lead.end():].split()
+    if len(new_words) != 1 or len(old_words) < 2 or stem(old_words[-1].lower()) != stem(new_words[0].lower()):
+        return new
+    return new[: new_lead.end()] + " ".join(old_words[:-1] + new_words)
 
 
 def _far_apart(item: Item, v: Value) -> bool:
