@@ -161,3 +161,13 @@ def test_number_words_are_read_by_the_one_number_reader() -> None:
 def test_a_new_count_of_the_same_thing_keeps_what_was_said_of_it() -> None:
     text = say("Two large pizzas for the party, please.", "Make that three pizzas.").memory_text()
     assert "three large pizzas" in text and "Two large" not in text, text
+
+
+def test_a_thing_and_its_letter_is_replaced_by_the_same_thing_with_another_letter() -> None:
+    text = say("We're on plan C for the launch.", "Plan C fell through, we're going with plan D.").memory_text()
+    assert "plan D" in text and "plan C" not in text.replace("Plan C fell through", ""), text
+
+
+def test_a_code_is_not_a_correction_of_a_labelled_thing_it_is_not_said_of() -> None:
+    text = say("Table 4 for the Lins, please.", "Their booking reference is QX7731.").memory_text()
+    assert "Table 4" in text and "QX7731" in text, text

@@ -293,7 +293,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
     for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
-    for m in re.finditer(r"\b[A-Za-z] (?:for|as in) [A-Z][a-z]+\b", text):
+    for m in re.finditer(r"(?:^|(?<=[,;:.!?] )|(?<=\bit's )|(?<=\bthat's )|(?<=\bwith a )|(?<=\bwith an ))[A-Za-z] (?:for|as in) [A-Z][a-z]+\b", text):
         taken.append((m.start(), m.end()))  # "N for November", "B as in Bravo": a letter spelled, not a value
     for start, end in code_spans(text):
         add(start, end, KIND_NUMBER)  # "3B-208", "B.07", "20-45-77": one code, however it is joined

@@ -122,6 +122,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
             return False  # "fifty by eighty-five" is a size: it replaces a size, not "one point six"
         if a and b and a != b:
             return False  # "£21" never replaces "Year 5": numbers said with different labels are different things
+        if a.isalpha() and not b and _shape(value.text) == "code" and stem(a) not in content_stems(value.context + " " + value.key):
+            return False  # "proof code H7K2P" is not "pack A": a code replaces a labelled thing only when said of it
     if stored.kind == value.kind:
         if value.kind == KIND_ITEM:
             return choice_class(stored.value) == choice_class(value.text)  # a colour replaces a colour, not a size
@@ -893,8 +895,8 @@ def _label(text: str) -> str:
     if re.search(r"[\u3400-\u9fff]", text):
         return re.sub(r"[\dA-Za-z.,\s零〇一二两三四五六七八九十百千万]+", "", text)  # "B座" and "C座": 座
     label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|and|a|point)\b", " ", text.lower()).strip()
-    label = " ".join(label.split())
-    return "" if len(label) == 1 and label.isalpha() else label
+    label = " ".join(w for w in label.split() if not (len(w) == 1 and w.isalpha()))  # "pack A", "rev D": the letter is the number
+    return label
 
 
 def _titled(name: str) -> bool:
