@@ -276,6 +276,8 @@ def decide_values(
             if absolute:
                 out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
                 continue
+        if v.kind == KIND_QUANTITY and v.delta and base and lang == "zh" and _zh_new_thing(statement.text, v, base):
+            base = []  # "再来一袋豆腐猫砂" after 三袋猫粮: one bag of something not counted before, a new item
         if v.kind == KIND_QUANTITY and v.delta and base:
             # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
             target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & statement.frame_keys), base.index(s)))
@@ -870,6 +872,15 @@ def _with_modifiers(old: str, new: str) -> str:
     if len(new_words) != 1 or len(old_words) < 2 or stem(old_words[-1].lower()) != stem(new_words[0].lower()):
         return new
     return new[: new_lead.end()] + " ".join(old_words[:-1] + new_words)
+
+
+def _zh_new_thing(text: str, v: Value, base: list[Item]) -> bool:
+    """The thing named after an added count ("再加两袋营养土") is in no stored count."""
+    at = v.text.find(v.unit[:1]) if v.unit else -1
+    if at < 0:
+        return False
+    thing = re.match(r"[^\s，。,.！!？?；;、的吧呀啊了]{2,8}", text[v.start + at + 1:])
+    return thing is not None and not any(thing.group(0)[:2] in s.key + s.value for s in base)
 
 
 def _far_apart(item: Item, v: Value) -> bool:
