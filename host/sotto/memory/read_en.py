@@ -394,7 +394,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             continue  # "a second bike", "first thing", "by a third": ordinals alone are not dates
         add(m.start(), m.end(), KIND_DATE)
     for m in _EN_BARE_TIME.finditer(text):
-        add(m.start(1), m.end(1), KIND_TIME)
+        bound = re.match(r"before|after", m.group(0), re.I)
+        add(m.start() if bound else m.start(1), m.end(1), KIND_TIME)  # "before ten" is a limit, not ten o'clock
     for m in _EN_MOVED_TO.finditer(text):
         add(m.start("t"), m.end("t"), KIND_TIME)
     for m in _EN_BARE_DELTA.finditer(text):
