@@ -298,6 +298,16 @@ def decide_values(
         # Values said together in one sentence never replace each other ("Tuesdays and Thursdays").
         candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang) and s not in steady]
         decision: Decision | None = None
+        if _STEADY.search(v.context) and not v.negated:
+            # "Neil stays at half eleven", "Freddos stay as they are": said as unchanged, it replaces nothing.
+            same = [s for s in current if _same_value(s, v.text)]
+            out.consumed.add(id(v))
+            if same:
+                out.decisions.append(Decision(NOOP, None, same[0], "said as unchanged"))
+            else:
+                out.decisions.append(Decision(ADD, new_item, None, "a new value, said as unchanged"))
+                current.append(new_item)
+            continue
         # 1. the old value named in the sentence ("ends 0199, not 0190": its last digits)
         # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
         stronger = v.weak and any(n is not v and n.kind == v.kind and not n.weak for n in news)
