@@ -171,3 +171,8 @@ def test_a_thing_and_its_letter_is_replaced_by_the_same_thing_with_another_lette
 def test_a_code_is_not_a_correction_of_a_labelled_thing_it_is_not_said_of() -> None:
     text = say("Table 4 for the Lins, please.", "Their booking reference is QX7731.").memory_text()
     assert "Table 4" in text and "QX7731" in text, text
+
+
+def test_words_said_of_another_value_do_not_make_a_value_replace_theirs() -> None:
+    text = say("The shelves are 300 mm deep.", "The brackets need 20 mm of space, so the shelves come out at 280 deep.").memory_text()
+    assert "20 mm" in text and "280" in text and "300 mm" not in text, text

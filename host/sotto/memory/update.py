@@ -38,6 +38,7 @@ from sotto.memory.items import (
 )
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
+from sotto.memory.values import _VAGUE_PERIOD
 from sotto.memory.text import EN_NUMBER_WORDS, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
@@ -314,6 +315,8 @@ def decide_values(
         for o in ([] if stronger else olds):
             if _shape(o.text) != _shape(v.text) and any(n is not v and n.kind == o.kind and _shape(n.text) == _shape(o.text) for n in news):
                 continue  # "the S24s are full, so make the twenty S23": the code replaces the code
+            if v.kind == KIND_DATE and _VAGUE_PERIOD.fullmatch(v.text) and not _VAGUE_PERIOD.fullmatch(o.text):
+                continue  # "Monday's off this month": the month says when, it is not the new day
             numbers = [s for s in current if id(s) in stored_ids and s.kind == KIND_NUMBER]  # a code's last digits are a short number
             partial = [s for s in numbers if v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
             if partial:
@@ -566,7 +569,10 @@ def _by_key(
         # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     own = (content_stems(v.context) | content_stems(v.key)) - names - _KIND_NOUNS  # "her number is ...": "number" says no more than the kind
-    frame_keys = statement.frame_keys - names
+    # Words said of another value of the sentence are that value's ("the runners need ten mil of
+    # clearance, so the sides come out at 440": "sides" is the 440's, not the ten mil's).
+    others = set().union(*(content_stems(o.context) for o in statement.values if o is not v and o.context)) - own if lang != "zh" else set()
+    frame_keys = statement.frame_keys - names - others
     scored: list[tuple[int, int, Item]] = []
     for order, s in enumerate(candidates):
         keys = _key_stems(s)
