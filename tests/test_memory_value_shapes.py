@@ -176,3 +176,8 @@ def test_a_code_is_not_a_correction_of_a_labelled_thing_it_is_not_said_of() -> N
 def test_words_said_of_another_value_do_not_make_a_value_replace_theirs() -> None:
     text = say("The shelves are 300 mm deep.", "The brackets need 20 mm of space, so the shelves come out at 280 deep.").memory_text()
     assert "20 mm" in text and "280" in text and "300 mm" not in text, text
+
+
+def test_a_first_name_and_surname_at_the_start_of_a_sentence_are_one_name() -> None:
+    assert ("Will Okonjo", "name") in read("Will Okonjo is taking the late shift.")
+    assert ("Biscuit", "name") in read("Booking Biscuit in for a trim.")

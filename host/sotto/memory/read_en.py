@@ -419,7 +419,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         sentence_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         while tokens and (
             tokens[0].lower().strip("'’") in _EN_NOT_NAMES
-            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]) and not _STREET_END.search(" ".join(tokens)))  # "Booking Biscuit"; "Church Street" stays whole
+            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]) and not _STREET_END.search(" ".join(tokens))
+                and not (tokens[0] in _english_words() and _is_name_word(tokens[1])))  # "Booking Biscuit"; "Church Street" and "Tom Okafor" stay whole
             or (tokens[0].isupper() and len(tokens[0]) > 1 and not re.match(_TITLE + r"(?![a-z])", tokens[0]))  # "RSVP"
         ):
             start += len(tokens[0]) + 1
