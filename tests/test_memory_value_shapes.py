@@ -52,6 +52,9 @@ def test_a_code_written_as_one_token_is_one_span(text: str, codes: list[str]) ->
         ("The recital is on 14 June.", "14 June", "date"),
         ("Strings are 12s on the acoustic.", "12s", "number"),
         ("Account number 5521 8830 7.", "5521 8830 7", "number"),
+        ("Set the nozzle gap to point three.", "point three", "number"),
+        ("Log two million rows per file.", "two million rows", "quantity"),
+        ("Fill 15 percent.", "15 percent", "quantity"),
     ],
 )
 def test_english_value_shapes_are_read_whole(sentence: str, value: str, kind: str) -> None:

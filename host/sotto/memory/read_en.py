@@ -56,7 +56,7 @@ _EN_NUMERIC = re.compile(
 )
 _EN_NUMBER_PHRASE = (
     r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
-    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)"
 )
 # Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
 # "three thousand two hundred", "eighty-four fifty".
@@ -69,7 +69,8 @@ _EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eig
 _EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})*"
 _EN_WORD_NUMERIC = re.compile(
     rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
-    rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b",
+    rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b"
+    rf"|\bpoint (?:zero|oh|one|two|three|four|five|six|seven|eight|nine)(?: (?:zero|oh|one|two|three|four|five|six|seven|eight|nine))*\b",  # "point two": a decimal said without its nought
     re.I,
 )
 # Choices from closed sets: colours and sizes ("the silver one", "medium", 米色的, 大号).
@@ -101,7 +102,7 @@ _EN_JOINED_MEASURE = re.compile(rf"\b(?:(?:{EN_NUMBER_WORDS}|a|an|\d+) )?(?:\d+(
 # "hood 2", "room 4.12", "iPhone 15", "pack A", "rev D": a thing and the number or letter
 # that tells it from its siblings; the label is the key that a new number replaces.
 _EN_THING_NUMBER = re.compile(
-    r"\b(?P<thing>[A-Za-z][a-z]*[A-Z]?[a-z]+) (?:(?P<n>\d{1,6}[A-Za-z]{0,2})(?![:.,]?\d)|(?P<l>(?!I\b)[A-Z])(?![\w-]|['’](?!s\b)|\.\w))\b"
+    r"\b(?P<thing>[A-Za-z][a-z]*[A-Z]?[a-z]+) (?:(?P<n>\d{1,6}[A-Za-z]{0,2})(?![:.,]?\d)(?!\s?(?:%|percent|per cent|am|pm|a\.m|p\.m|o'clock|degrees?|quid|pounds?|pence|dollars?|euros?|times)\b|%)|(?P<l>(?!I\b)[A-Z])(?![\w-]|['’](?!s\b)|\.\w))\b"
 )
 # "22 Quarry Road", "9 Bell Yard", "Flat 3, 14 Mill Lane": a number before a capitalised name.
 _EN_ADDRESS = re.compile(
@@ -357,7 +358,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
-    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm)\b)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
+    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm|percent|per cent|hundred|thousand|million|billion)\b|%)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
         if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)) and m.group(0).split()[0].lower() not in _NOT_THINGS:
             add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):
