@@ -184,3 +184,8 @@ def test_words_said_of_another_value_do_not_make_a_value_replace_theirs() -> Non
 def test_a_first_name_and_surname_at_the_start_of_a_sentence_are_one_name() -> None:
     assert ("Tom Achebe", "name") in read("Tom Achebe is bringing the van.")
     assert ("Biscuit", "name") in read("Booking Biscuit in for a trim.")
+
+
+def test_a_number_said_again_in_words_in_the_same_turn_replaces_nothing() -> None:
+    text = say("The fee is sixty pounds.", "It's desk 27, sorry, I said 72 before. Twenty-seven.").memory_text()
+    assert "sixty pounds" in text and "desk 27" in text, text

@@ -364,6 +364,9 @@ def decide_values(
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
             continue
+        if decision is None and _is_bare_number(v.text) and any(_number_said_in(s.value, v.text, lang) for s in current if s.turn == turn and turn):
+            out.consumed.add(id(v))  # "Flat 41, my bad. Forty-one.": the number said again in words
+            continue
         again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang) or (_amount_without_unit(s, v) and s.turn != turn)]
         if decision is None and again:
             out.consumed.add(id(v))
@@ -897,6 +900,12 @@ def _zh_new_thing(text: str, v: Value, base: list[Item]) -> bool:
         return False
     thing = re.match(r"[^\s，。,.！!？?；;、的吧呀啊了]{2,8}", text[v.start + at + 1:])
     return thing is not None and not any(thing.group(0)[:2] in s.key + s.value for s in base)
+
+
+def _number_said_in(value: str, number: str, lang: str) -> bool:
+    """`number` ("Forty-one", "41") is one of the numbers written in `value` ("Flat 41")."""
+    said = number_value(number, lang) if not number.strip().isdigit() else int(number)
+    return said is not None and said in {int(d) for d in re.findall(r"\d+", value)}
 
 
 def _far_apart(item: Item, v: Value) -> bool:
