@@ -189,3 +189,13 @@ def test_a_first_name_and_surname_at_the_start_of_a_sentence_are_one_name() -> N
 def test_a_number_said_again_in_words_in_the_same_turn_replaces_nothing() -> None:
     text = say("The fee is sixty pounds.", "It's desk 27, sorry, I said 72 before. Twenty-seven.").memory_text()
     assert "sixty pounds" in text and "desk 27" in text, text
+
+
+def test_a_total_after_people_arrive_counts_people() -> None:
+    text = say("Lunch for ten people, and it takes three hours to roast.", "The Okoros are coming as well, so that's thirteen now.").memory_text()
+    assert "thirteen" in text and "ten people" not in text and "three hours" in text, text
+
+
+def test_a_total_after_more_of_a_thing_counts_that_thing() -> None:
+    text = say("Twenty adults and five children on the coach.", "Four more adults signed up, so twenty-four.").memory_text()
+    assert "five children" in text and "Twenty adults" not in text and "twenty-four" in text, text

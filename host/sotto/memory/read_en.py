@@ -122,7 +122,9 @@ _EN_FOR_COUNT = re.compile(
 _EN_PEOPLE_COUNT = re.compile(
     rf"\b(?:(?:we're|we are) (?:at|up to|down to)|(?:we've|we have|we've now|we now have)(?: got)?|there'?s|that's|that makes) (?:now )?((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b"
     r"(?=\s+(?:coming|confirmed|attending|joining|going|signed up|booked in)\b)"
-    rf"|\b(?:we're|we are) (?:at|up to|down to) ((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)(?=\s*(?:now\b|[,.;!?]|$))",
+    rf"|\b(?:we're|we are) (?:at|up to|down to) ((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)(?=\s*(?:now\b|[,.;!?]|$))"
+    # "the Hendersons are coming too, that's fourteen now": a total after people arrive counts people.
+    rf"|\b(?:coming|joining|attending|signed up|can make it)\b[^.;!?]{{0,40}}?\b(?:that's|that makes|which makes|making|so it's|so) ((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)(?=\s*(?:now\b|in total\b|altogether\b|[,.;!?]|$))",
     re.I,
 )
 # "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
@@ -344,7 +346,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         timed = sep in ("till", "til", "until") or m.group(0).lower().startswith("between") or re.search(r"[:ap]\.?m\b|:|\b(?:half|quarter)\b", m.group(0), re.I) is not None
         add(m.start(), m.end(), KIND_TIME if timed else KIND_NUMBER)
     for m in _EN_PEOPLE_COUNT.finditer(text):
-        g = 1 if m.group(1) else 2
+        g = next(i for i in (1, 2, 3) if m.group(i))
         add(m.start(g), m.end(g), KIND_QUANTITY, unit="people")
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
