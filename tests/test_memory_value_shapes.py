@@ -8,23 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from sotto.memory.rules import extract
-from sotto.memory.state import SessionState
+from test_memory_update import say
+
 from sotto.memory.statements import read_sentence
 from sotto.memory.values import code_spans
 
 
 def read(sentence: str, lang: str = "en") -> list[tuple[str, str]]:
     return [(v.text, v.kind) for v in read_sentence(sentence, lang, frozenset()).values]
-
-
-def say(*utterances: str, lang: str | None = None) -> SessionState:
-    state = SessionState(session_id="t")
-    for turn, words in enumerate(utterances, 1):
-        result = extract(words, state, lang=lang, turn=turn)
-        assert result.state is not None
-        state = result.state
-    return state
 
 
 @pytest.mark.parametrize(
@@ -61,6 +52,9 @@ def test_a_code_written_as_one_token_is_one_span(text: str, codes: list[str]) ->
         ("The recital is on 14 June.", "14 June", "date"),
         ("Strings are 12s on the acoustic.", "12s", "number"),
         ("Account number 5521 8830 7.", "5521 8830 7", "number"),
+        ("Set the nozzle gap to point three.", "point three", "number"),
+        ("Log two million rows per file.", "two million rows", "quantity"),
+        ("Fill 15 percent.", "15 percent", "quantity"),
     ],
 )
 def test_english_value_shapes_are_read_whole(sentence: str, value: str, kind: str) -> None:
@@ -75,6 +69,11 @@ def test_english_value_shapes_are_read_whole(sentence: str, value: str, kind: st
         ("她穿三十八码的鞋。", "三十八码"),
         ("买两瓶二百五十毫升的。", "二百五十毫升"),
         ("要一根三十厘米的线。", "三十厘米"),
+        # numbers said the short way
+        ("月费是两千四一个月。", "两千四"),
+        ("桌子要一米八的。", "一米八"),
+        ("一共三块五。", "三块五"),
+        ("住在五零三室。", "五零三室"),
     ],
 )
 def test_chinese_value_shapes_are_read_whole(sentence: str, value: str) -> None:
@@ -123,14 +122,80 @@ def test_a_clause_said_of_the_cancelled_thing_goes_with_it() -> None:
     assert "forty pounds" not in text and "deep clean" not in text, text
 
 
-@pytest.mark.parametrize(
-    "sentence,value",
-    [
-        ("月费是两千四一个月。", "两千四"),
-        ("桌子要一米八的。", "一米八"),
-        ("一共三块五。", "三块五"),
-        ("住在五零三室。", "五零三室"),
-    ],
-)
-def test_chinese_numbers_said_the_short_way_are_read_whole(sentence: str, value: str) -> None:
-    assert value in [text for text, _ in read(sentence, "zh")], read(sentence, "zh")
+
+def test_a_weekday_and_its_day_of_the_month_are_one_date() -> None:
+    assert ("Friday the 20th", "date") in read("The recital moved to Friday the 20th.")
+    assert ("the 11th, a Monday", "date") in read("It's the 11th, a Monday.")
+
+
+def test_a_week_later_keeps_the_weekday_and_another_day_drops_it() -> None:
+    text = say("The viewing is Tuesday the 4th.", "Let's push it a week, the 11th.").memory_text()
+    assert "Tuesday the 11th" in text and "4th" not in text, text
+    text = say("The viewing is Tuesday the 4th.", "They can only do the 6th, sorry.").memory_text()
+    assert "6th" in text and "Tuesday" not in text and "4th" not in text, text
+
+
+def test_a_value_said_as_unchanged_is_not_the_one_replaced() -> None:
+    state = say("Lessons are Monday and Thursday.", "Monday's off this month, so Wednesday, Thursday as usual.")
+    text = state.memory_text()
+    assert "Wednesday" in text and "Thursday" in text and "Monday" not in text, text
+    zh = say("周二和周五打扫。", "周二我出差，改到周三，周五照旧。", lang="zh").memory_text()
+    assert "周三" in zh and "周五" in zh and "周二" not in zh, zh
+
+
+def test_a_letter_spelled_with_a_word_is_no_value() -> None:
+    assert read("It's KX21 TRN, N for November.") == [("KX21 TRN", "number")]
+
+
+def test_an_amount_twenty_times_a_count_is_not_its_correction() -> None:
+    zh = say("酒店住了三晚，一共一千二百六十元。", "那个，酒店金额我看错了，发票上是一千一百六十。", lang="zh").memory_text()
+    assert "三晚" in zh and "一千一百六十" in zh and "一千二百六十" not in zh, zh
+
+
+def test_number_words_are_read_by_the_one_number_reader() -> None:
+    from sotto.memory.update import number_of
+
+    assert number_of("two hundred and forty pounds") == 240
+    assert number_of("four hundred and eighty-two") == 482
+    assert number_of("两千四") == 2400
+    assert number_of("a dozen eggs") == 12
+
+
+def test_a_new_count_of_the_same_thing_keeps_what_was_said_of_it() -> None:
+    text = say("Two large pizzas for the party, please.", "Make that three pizzas.").memory_text()
+    assert "three large pizzas" in text and "Two large" not in text, text
+
+
+def test_a_thing_and_its_letter_is_replaced_by_the_same_thing_with_another_letter() -> None:
+    text = say("We're on plan C for the launch.", "Plan C fell through, we're going with plan D.").memory_text()
+    assert "plan D" in text and "plan C" not in text.replace("Plan C fell through", ""), text
+
+
+def test_a_code_is_not_a_correction_of_a_labelled_thing_it_is_not_said_of() -> None:
+    text = say("Table 4 for the Lins, please.", "Their booking reference is QX7731.").memory_text()
+    assert "Table 4" in text and "QX7731" in text, text
+
+
+def test_words_said_of_another_value_do_not_make_a_value_replace_theirs() -> None:
+    text = say("The shelves are 300 mm deep.", "The brackets need 20 mm of space, so the shelves come out at 280 deep.").memory_text()
+    assert "20 mm" in text and "280" in text and "300 mm" not in text, text
+
+
+def test_a_first_name_and_surname_at_the_start_of_a_sentence_are_one_name() -> None:
+    assert ("Tom Achebe", "name") in read("Tom Achebe is bringing the van.")
+    assert ("Biscuit", "name") in read("Booking Biscuit in for a trim.")
+
+
+def test_a_number_said_again_in_words_in_the_same_turn_replaces_nothing() -> None:
+    text = say("The fee is sixty pounds.", "It's desk 27, sorry, I said 72 before. Twenty-seven.").memory_text()
+    assert "sixty pounds" in text and "desk 27" in text, text
+
+
+def test_a_total_after_people_arrive_counts_people() -> None:
+    text = say("Lunch for ten people, and it takes three hours to roast.", "The Okoros are coming as well, so that's thirteen now.").memory_text()
+    assert "thirteen" in text and "ten people" not in text and "three hours" in text, text
+
+
+def test_a_total_after_more_of_a_thing_counts_that_thing() -> None:
+    text = say("Twenty adults and five children on the coach.", "Four more adults signed up, so twenty-four.").memory_text()
+    assert "five children" in text and "Twenty adults" not in text and "twenty-four" in text, text

@@ -301,7 +301,7 @@ def _zh_number(run: str) -> str | None:
 
     try:
         if any(ch in _ZH_POSITIONAL for ch in run):
-            value: Any = cn2an.cn2an(run, "strict")  # 万一, 千万: not well-formed numbers
+            value: Any = cn2an.cn2an(run.replace("两", "二"), "strict")  # 万一, 千万: not well-formed numbers; 两千 is 二千
         else:
             value = cn2an.cn2an(run.replace("两", "二"), "normal")
     except (ValueError, KeyError, IndexError):
@@ -315,6 +315,8 @@ def number_value(text: str, lang: str) -> int | None:
     if text.isdigit():
         return int(text)
     said = _zh_number(text.replace("〇", "零")) if lang == "zh" else _word_number(text)
+    if said is None and lang == "zh" and re.fullmatch(r"[一二两三四五六七八九]+[百千万][一二三四五六七八九]", text):
+        said = _zh_number(text + {"百": "十", "千": "百", "万": "千"}[text[-2]])  # 两千四 is 两千四百, 三百五 is 三百五十
     try:
         return int(said) if said is not None else None
     except ValueError:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from sotto.engines.normalize import number_value
+from sotto.engines.normalize import normalize_en, number_value
 
 
 _HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
@@ -140,3 +140,24 @@ def shift_minutes(text: str, lang: str) -> int | None:
     if said_en.group(2).startswith("h"):
         return amount * 60 + (30 if "and a half" in t else 0)
     return amount
+
+
+_WEEKDAY_FIRST = re.compile(r"^(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day),? (?:the )?(?P<n>.+)$", re.I)
+
+
+def day_of_month(text: str) -> int | None:
+    """The day of the month a date names ("the 16th", "the twenty-ninth", "16"), or None."""
+    m = re.fullmatch(r"(?:the )?(\d{1,2})(?:st|nd|rd|th)?", normalize_en(text.strip(), every_number=True).strip(), re.I)
+    return int(m.group(1)) if m and 1 <= int(m.group(1)) <= 31 else None
+
+
+def weekday_kept(old: str, new: str) -> str | None:
+    """"Thursday the 22nd" moved to "the 29th": a whole number of weeks later it is still a
+    Thursday ("Thursday the 29th"); any other day of the month is another weekday (None)."""
+    m = _WEEKDAY_FIRST.match(old.strip())
+    if m is None:
+        return None
+    before, after = day_of_month(m.group("n")), day_of_month(new)
+    if before is None or after is None or (after - before) % 7:
+        return None
+    return f"{m.group('day')} {new.strip()}"

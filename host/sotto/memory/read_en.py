@@ -18,7 +18,7 @@ from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS
 from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
-from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans, spelled_again
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans, without_appositive_roles, spelled_again
 from sotto.text.questions import asks
 
 _NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
@@ -56,7 +56,7 @@ _EN_NUMERIC = re.compile(
 )
 _EN_NUMBER_PHRASE = (
     r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
-    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)"
 )
 # Numbers said in words as one value: "fifty by seventy", "one point six", "a hundred and eighty",
 # "three thousand two hundred", "eighty-four fifty".
@@ -69,7 +69,8 @@ _EN_AND = r"(?:[- ]|(?<=hundred) and |(?<=thousand) and )"  # "a hundred and eig
 _EN_WORD_NUMBER = rf"{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})*"
 _EN_WORD_NUMERIC = re.compile(
     rf"\b(?:a )?{_EN_WORD_NUMBER} (?:by|x|point|over) {_EN_WORD_NUMBER}\b|\b(?:a )?{_EN_NUMBER_PHRASE}(?:{_EN_AND}{_EN_NUMBER_PHRASE})+(?: and a (?:half|quarter))?\b"
-    rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b",
+    rf"|\b(?:{_EN_NUMBER_PHRASE}|\d+) and a (?:half|quarter)\b"
+    rf"|\bpoint (?:zero|oh|one|two|three|four|five|six|seven|eight|nine)(?: (?:zero|oh|one|two|three|four|five|six|seven|eight|nine))*\b",  # "point two": a decimal said without its nought
     re.I,
 )
 # Choices from closed sets: colours and sizes ("the silver one", "medium", 米色的, 大号).
@@ -101,7 +102,7 @@ _EN_JOINED_MEASURE = re.compile(rf"\b(?:(?:{EN_NUMBER_WORDS}|a|an|\d+) )?(?:\d+(
 # "hood 2", "room 4.12", "iPhone 15", "pack A", "rev D": a thing and the number or letter
 # that tells it from its siblings; the label is the key that a new number replaces.
 _EN_THING_NUMBER = re.compile(
-    r"\b(?P<thing>[A-Za-z][a-z]*[A-Z]?[a-z]+) (?:(?P<n>\d{1,6}[A-Za-z]{0,2})(?![:.,]?\d)|(?P<l>(?!I\b)[A-Z])(?![\w-]|['’](?!s\b)|\.\w))\b"
+    r"\b(?P<thing>[A-Za-z][a-z]*[A-Z]?[a-z]+) (?:(?P<n>\d{1,6}[A-Za-z]{0,2})(?![:.,]?\d)(?!\s?(?:%|percent|per cent|am|pm|a\.m|p\.m|o'clock|degrees?|quid|pounds?|pence|dollars?|euros?|times)\b|%)|(?P<l>(?!I\b)[A-Z])(?![\w-]|['’](?!s\b)|\.\w))\b"
 )
 # "22 Quarry Road", "9 Bell Yard", "Flat 3, 14 Mill Lane": a number before a capitalised name.
 _EN_ADDRESS = re.compile(
@@ -121,7 +122,9 @@ _EN_FOR_COUNT = re.compile(
 _EN_PEOPLE_COUNT = re.compile(
     rf"\b(?:(?:we're|we are) (?:at|up to|down to)|(?:we've|we have|we've now|we now have)(?: got)?|there'?s|that's|that makes) (?:now )?((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b"
     r"(?=\s+(?:coming|confirmed|attending|joining|going|signed up|booked in)\b)"
-    rf"|\b(?:we're|we are) (?:at|up to|down to) ((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)(?=\s*(?:now\b|[,.;!?]|$))",
+    rf"|\b(?:we're|we are) (?:at|up to|down to) ((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)(?=\s*(?:now\b|[,.;!?]|$))"
+    # "the Hendersons are coming too, that's fourteen now": a total after people arrive counts people.
+    rf"|\b(?:coming|joining|attending|signed up|can make it)\b[^.;!?]{{0,40}}?\b(?:that's|that makes|which makes|making|so it's|so) ((?:{EN_NUMBER_WORDS}|\d{{1,3}})(?:[- ](?:{EN_NUMBER_WORDS}))?)(?=\s*(?:now\b|in total\b|altogether\b|[,.;!?]|$))",
     re.I,
 )
 # "push it to 6", "move the call back to half past": a bare number a meeting is moved to is a time.
@@ -293,6 +296,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
     for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots
+    for m in re.finditer(r"(?:^|(?<=[,;:.!?] )|(?<=\bit's )|(?<=\bthat's )|(?<=\bwith a )|(?<=\bwith an ))[A-Za-z] (?:for|as in) [A-Z][a-z]+\b", text):
+        taken.append((m.start(), m.end()))  # "N for November", "B as in Bravo": a letter spelled, not a value
     for start, end in code_spans(text):
         add(start, end, KIND_NUMBER)  # "3B-208", "B.07", "20-45-77": one code, however it is joined
     for m in _EN_JOINED_MEASURE.finditer(text):
@@ -318,7 +323,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     if text == text.lower():
         # Recognised words come without capitals: a name is known here only by the words
         # that introduce one ("mr white", "my name is carl", "his teacher is ms park").
-        for m in re.finditer(r"\b(?:mr|mrs|ms|miss|dr|doctor|coach)\.? (?P<n>[a-z][a-z'-]{1,15})\b|\b(?:my name is|call me|called|named) (?P<m>[a-z][a-z'-]{1,15}(?: [a-z][a-z'-]{2,15})?)\b", text):
+        for m in re.finditer(r"(?<!\bthe )(?<!\ba )(?<!\bmy )(?<!\bher )(?<!\bhis )(?<!\bour )(?<!\byour )(?<!\btheir )\b(?:mr|mrs|ms|miss|dr|doctor|coach)\.? (?P<n>[a-z][a-z'-]{1,15})\b|\b(?:my name is|call me|called|named) (?P<m>[a-z][a-z'-]{1,15}(?: [a-z][a-z'-]{2,15})?)\b", text):
             group = "n" if m.group("n") else "m"
             words = m.group(group).split()
             while words and (words[-1] in EN_STOPWORDS or words[-1] in L.EN_EMPTY_WORDS or words[-1] in ("and", "from", "at", "on")):
@@ -341,7 +346,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         timed = sep in ("till", "til", "until") or m.group(0).lower().startswith("between") or re.search(r"[:ap]\.?m\b|:|\b(?:half|quarter)\b", m.group(0), re.I) is not None
         add(m.start(), m.end(), KIND_TIME if timed else KIND_NUMBER)
     for m in _EN_PEOPLE_COUNT.finditer(text):
-        g = 1 if m.group(1) else 2
+        g = next(i for i in (1, 2, 3) if m.group(i))
         add(m.start(g), m.end(g), KIND_QUANTITY, unit="people")
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
@@ -355,7 +360,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
-    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm)\b)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
+    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm|percent|per cent|hundred|thousand|million|billion)\b|%)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
         if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)) and m.group(0).split()[0].lower() not in _NOT_THINGS:
             add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):
@@ -392,7 +397,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             continue  # "a second bike", "first thing", "by a third": ordinals alone are not dates
         add(m.start(), m.end(), KIND_DATE)
     for m in _EN_BARE_TIME.finditer(text):
-        add(m.start(1), m.end(1), KIND_TIME)
+        bound = re.match(r"before|after", m.group(0), re.I)
+        add(m.start() if bound else m.start(1), m.end(1), KIND_TIME)  # "before ten" is a limit, not ten o'clock
     for m in _EN_MOVED_TO.finditer(text):
         add(m.start("t"), m.end("t"), KIND_TIME)
     for m in _EN_BARE_DELTA.finditer(text):
@@ -416,7 +422,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         sentence_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         while tokens and (
             tokens[0].lower().strip("'’") in _EN_NOT_NAMES
-            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]) and not _STREET_END.search(" ".join(tokens)))  # "Booking Biscuit"; "Church Street" stays whole
+            or (sentence_start and len(tokens) > 1 and not _is_name_word(tokens[0]) and not _STREET_END.search(" ".join(tokens))
+                and not (tokens[0] in _english_words() and _is_name_word(tokens[1])))  # "Booking Biscuit"; "Church Street" and "Tom Okafor" stay whole
             or (tokens[0].isupper() and len(tokens[0]) > 1 and not re.match(_TITLE + r"(?![a-z])", tokens[0]))  # "RSVP"
         ):
             start += len(tokens[0]) + 1
@@ -460,6 +467,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_BARE_NUMBER.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     found.sort(key=lambda v: v.start)
+    found = without_appositive_roles(found, text)
     for v in found:
         before = text[: v.start]
         pm = re.search(r"\b(at|on|in|from|to|by|for|until|till|around|near|with)\s+(?:the\s+)?$", before, re.I)

@@ -17,7 +17,7 @@ from typing import Any
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import ZH_FUNCTION_CHARS
-from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans
+from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans, without_appositive_roles
 from sotto.text.questions import asks
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
@@ -207,6 +207,7 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in re.finditer(rf"\d+|[{_ZH_NUM}]{{2,}}", text):
         add(m.start(), m.end(), KIND_NUMBER)
     found.sort(key=lambda v: v.start)
+    found = without_appositive_roles(found, text)
     for v in found:
         if v.kind == KIND_NUMBER and re.fullmatch(r"[A-Za-z]\s+[零〇一二三四五六七八九幺\d]+", v.text):
             v.text = re.sub(r"\s+", "", v.text)  # "E 八八三四五六七二": the letter and its digits are one code

@@ -985,7 +985,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         additive_turn = additive_turn or st.additive
         where = _clause_finder(st, lang, index)
         added_at += [(where(d.item.value), d.item) for d in values.decisions if d.op == ADD and d.item is not None]
-        repeated_at += [(where(d.item.value if d.item is not None else d.target.value), d.target) for d in values.decisions if d.op == NOOP and d.target is not None]
+        repeated_at += [(where(d.item.value if d.item is not None else d.target.value), d.target) for d in values.decisions if d.op == NOOP and d.target is not None and d.reason != "said as unchanged"]
         decided = {id(d.target) for d in values.decisions if d.target is not None}
         repeated_at += [(where(said), item) for said, item in _literal_mentions(st.text, w.stored(), lang) if id(item) not in decided and item.turn != turn]
         # The explicit forms for words that are not typed values: "change the latte to a

@@ -106,6 +106,8 @@ _ORDINALS = (
 EN_DATE = re.compile(
     rf"\b(?:(?:the )?(?:first|second|third|fourth|last) (?:{EN_WEEKDAYS})(?: of (?:the |every |each )?(?:month|{EN_MONTHS}))?"  # "the first Monday of every month"
     rf"|(?:{EN_WEEKDAYS}) (?:to|through|till|until|-) (?:{EN_WEEKDAYS})"  # "Monday to Wednesday": one span of days
+    rf"|(?:{EN_WEEKDAYS}),? (?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{EN_MONTHS}))?"  # "Wednesday the 18th": one day
+    rf"|(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{EN_MONTHS}))?,? (?:a|on a) (?:{EN_WEEKDAYS})"  # "the twenty-third, a Tuesday"
     rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:{EN_MONTHS})(?: \d{{4}})?"  # "28 December"
     rf"|(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday"
     rf"|this (?:morning|afternoon|evening)"

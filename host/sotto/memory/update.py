@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sotto.memory.clock import clock_minutes, shift_minutes, shifted
+from sotto.engines.normalize import number_value
+from sotto.memory.clock import clock_minutes, shift_minutes, shifted, weekday_kept
 from sotto.memory.items import (
     KIND_DATE,
     KIND_ITEM,
@@ -37,7 +38,8 @@ from sotto.memory.items import (
 )
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
-from sotto.memory.text import EN_NUMBER_WORDS
+from sotto.memory.values import _VAGUE_PERIOD
+from sotto.memory.text import EN_NUMBER_WORDS, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -92,29 +94,22 @@ _WORD_NUMBERS.update({"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "six
 
 
 def number_of(text: str) -> float | None:
-    """The leading number of a value: "eight people" -> 8, "250 mg" -> 250, "二十个" -> 20."""
-    m = re.match(r"\$?\s*(\d+(?:\.\d+)?)", text.strip())
+    """The leading number of a value: "eight people" -> 8, "250 mg" -> 250, "二十个" -> 20,
+    "two hundred and forty pounds" -> 240, 一千二百六十元 -> 1260, "a dozen eggs" -> 12."""
+    t = text.strip()
+    m = re.match(r"[$£€¥]?\s*(\d+(?:\.\d+)?)", t)
     if m:
         return float(m.group(1))
-    words = re.findall(r"[a-z]+", text.lower())
-    total = 0
-    seen = False
-    for w in words:
-        if w in _WORD_NUMBERS:
-            total += _WORD_NUMBERS[w]
-            seen = True
-        elif seen:
-            break
-    if seen:
-        return float(total)
-    zh = re.match(r"[零〇一二两三四五六七八九十百]+", text)
+    zh = re.match(r"[零〇一二两三四五六七八九十百千万]+", t)
     if zh:
-        try:
-            import cn2an  # type: ignore[import-not-found,import-untyped]
-
-            return float(cn2an.cn2an(zh.group(0), "smart"))
-        except Exception:
-            return None
+        value = number_value(zh.group(0), "zh")
+        return float(value) if value is not None else None
+    if re.match(r"(?:a |one )?dozen\b", t, re.I):
+        return 12.0
+    words = re.match(rf"(?:(?:{EN_NUMBER_WORDS}|thousand|million)\b(?:\s+and\s+|[- ])?)+", t, re.I)
+    if words:
+        value = number_value(words.group(0).strip(" -").removesuffix(" and"), "en")
+        return float(value) if value is not None else None
     return None
 
 
@@ -128,6 +123,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
             return False  # "fifty by eighty-five" is a size: it replaces a size, not "one point six"
         if a and b and a != b:
             return False  # "£21" never replaces "Year 5": numbers said with different labels are different things
+        if a.isalpha() and not b and _shape(value.text) == "code" and stem(a) not in content_stems(value.context + " " + value.key):
+            return False  # "proof code H7K2P" is not "pack A": a code replaces a labelled thing only when said of it
     if stored.kind == value.kind:
         if value.kind == KIND_ITEM:
             return choice_class(stored.value) == choice_class(value.text)  # a colour replaces a colour, not a size
@@ -144,6 +141,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
                 return True  # "two microseconds a division" after "500 nanoseconds per division": one measure, rescaled
             if value.unit == "people" and a in EN_PEOPLE_NOUNS:
                 return True  # "we've got twenty-two coming" counts the "fifteen kids"
+            if a and b and len(b.split()) == 1 and a.split()[-1] == b:
+                return True  # "three pizzas" counts the "two large pizzas"; "adult bikes" and "child bikes" stay apart
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
@@ -236,6 +235,9 @@ def decide_values(
             # "Saturday's changed hands": what was said with Saturday (Nadia drives) changes too.
             for anchor in same:
                 mentioned += [s for s in stored if s is not anchor and s.kind != anchor.kind and s.kind in VALUE_KINDS and _contains_value(Item(key="", value=anchor.key, kind=anchor.kind), s.value)]
+    # "送回去还是一点半", "still Dr Lindqvist", "周六照旧": a value said as unchanged is no target.
+    steady = [s for s in stored if any(not v.negated and _STEADY.search(v.context) and _same_value(s, v.text) for v in statement.values)]
+    mentioned = [s for s in mentioned if s not in steady]
     out.mentioned = mentioned
     olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
     news = [v for v in statement.values if not v.negated and v not in maybe]
@@ -273,8 +275,13 @@ def decide_values(
                 base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
             absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta]
             if absolute:
+                for total in absolute:
+                    if v.unit and unit_key(total.unit, lang) in ("", "people"):
+                        total.unit = v.unit  # "three more adults ..., so twenty-five": twenty-five adults
                 out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
                 continue
+        if v.kind == KIND_QUANTITY and v.delta and base and lang == "zh" and _zh_new_thing(statement.text, v, base):
+            base = []  # "再来一袋豆腐猫砂" after 三袋猫粮: one bag of something not counted before, a new item
         if v.kind == KIND_QUANTITY and v.delta and base:
             # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
             target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & statement.frame_keys), base.index(s)))
@@ -293,14 +300,26 @@ def decide_values(
         key = _value_key(v, statement, lang)
         new_item = Item(key=key, value=v.text if not (v.kind == KIND_PLACE and v.prep and lang == "en") else f"{v.prep} {v.text}", kind=v.kind, turn=turn)
         # Values said together in one sentence never replace each other ("Tuesdays and Thursdays").
-        candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang)]
+        candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang) and s not in steady]
         decision: Decision | None = None
+        if _STEADY.search(v.context) and not v.negated:
+            # "Neil stays at half eleven", "Freddos stay as they are": said as unchanged, it replaces nothing.
+            same = [s for s in current if _same_value(s, v.text)]
+            out.consumed.add(id(v))
+            if same:
+                out.decisions.append(Decision(NOOP, None, same[0], "said as unchanged"))
+            else:
+                out.decisions.append(Decision(ADD, new_item, None, "a new value, said as unchanged"))
+                current.append(new_item)
+            continue
         # 1. the old value named in the sentence ("ends 0199, not 0190": its last digits)
         # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
         stronger = v.weak and any(n is not v and n.kind == v.kind and not n.weak for n in news)
         for o in ([] if stronger else olds):
             if _shape(o.text) != _shape(v.text) and any(n is not v and n.kind == o.kind and _shape(n.text) == _shape(o.text) for n in news):
                 continue  # "the S24s are full, so make the twenty S23": the code replaces the code
+            if v.kind == KIND_DATE and _VAGUE_PERIOD.fullmatch(v.text) and not _VAGUE_PERIOD.fullmatch(o.text):
+                continue  # "Monday's off this month": the month says when, it is not the new day
             numbers = [s for s in current if id(s) in stored_ids and s.kind == KIND_NUMBER]  # a code's last digits are a short number
             partial = [s for s in numbers if v.kind == KIND_NUMBER and _ends_with(s.value, o.text) and len(o.text) == len(v.text)]
             if partial:
@@ -348,6 +367,9 @@ def decide_values(
         if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
             continue
+        if decision is None and _is_bare_number(v.text) and any(_number_said_in(s.value, v.text, lang) for s in current if s.turn == turn and turn):
+            out.consumed.add(id(v))  # "Flat 41, my bad. Forty-one.": the number said again in words
+            continue
         again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang) or (_amount_without_unit(s, v) and s.turn != turn)]
         if decision is None and again:
             out.consumed.add(id(v))
@@ -369,7 +391,10 @@ def decide_values(
         out.consumed.add(id(v))
         if decision.op == UPDATE and decision.target is not None:
             if not new_item.key or (not v.key and v.kind != KIND_QUANTITY):
-                new_item.key = decision.target.key
+                # What the old value was about, without the old value's own words ("twenty-third").
+                old_words = content_stems(decision.target.value)
+                kept_key = [k for k in decision.target.key.split() if not content_stems(k) & old_words] if lang != "zh" else [decision.target.key.replace(decision.target.value, "")]
+                new_item.key = " ".join(kept_key).strip()
             elif decision.target.value in new_item.key:
                 # "Colin's left the company, it's Bernadette I need": the old value is no part of the new one's key.
                 new_item.key = " ".join(re.sub(rf"{re.escape(decision.target.value)}(?:'s|’s)?", " ", new_item.key).split()) or decision.target.key
@@ -388,6 +413,9 @@ def decide_values(
             elif v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
                 # "the last four digits are 8837": the rest of the number stays.
                 new_item.value = _replace_tail_digits(decision.target.value, new_digits)
+            weekday = weekday_kept(decision.target.value, new_item.value) if v.kind == KIND_DATE and lang != "zh" else None
+            if weekday is not None:
+                new_item.value = weekday  # "the week after, the 29th" after "Thursday the 22nd": Thursday the 29th
             month = re.search(r"\s+of\s+[A-Z][a-z]+$|^[A-Z][a-z]+(?=\s+\d)", decision.target.value)
             if v.kind == KIND_DATE and month and not re.search(r"\b(?:of )?[A-Z][a-z]+\b", v.text) and re.search(r"\d|(?:st|nd|rd|th)$", v.text):
                 # "it's the 13th" after "the 3rd of March": the 13th of March.
@@ -397,6 +425,8 @@ def decide_values(
                 new_item.value = v.text + half.group(0)  # "push it to 6" after "5 pm": 6 pm
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_TIME and _is_bare_number(v.text):
                 new_item.kind = KIND_TIME  # "Let's say nine" for a bedtime: a time
+            if v.kind == KIND_QUANTITY and decision.target.kind == KIND_QUANTITY and lang != "zh":
+                new_item.value = _with_modifiers(decision.target.value, new_item.value)  # "six hinges" after "two brass hinges"
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_QUANTITY and _is_bare_number(v.text):
                 # "the guest count is thirty now": the count keeps its unit.
                 unit = item_unit_words(decision.target)
@@ -436,6 +466,7 @@ def _contains_value(item: Item, text: str) -> bool:
 
 # Said anywhere before the value: "the last two digits, I looked again, are 76", 最后两位我又看了一眼，是七六.
 _TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|(?:最后|末|尾)(?:[一二两三四五六七八九几]位|数)", re.I)
+_STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?)\b|照旧|照常|不变|没变|依旧|仍然|仍是", re.I)
 _TAIL_CUE = re.compile(
     r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
     r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"
@@ -523,6 +554,10 @@ def _by_key(
 ) -> Decision | None:
     """`fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
     five frames"): a count of the same unit is then that new thing's, not a correction."""
+    # 一千一百六十 after 酒店住了三晚: an amount twenty times another is not its correction.
+    candidates = [s for s in candidates if not _far_apart(s, v)]
+    if not candidates:
+        return None
     # Names are who a value concerns, not what it is about: "Mia needs her book this
     # week" says nothing about Mia's Tuesday piano.
     names: set[str] = set(known_names)
@@ -540,7 +575,10 @@ def _by_key(
         # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     own = (content_stems(v.context) | content_stems(v.key)) - names - _KIND_NOUNS  # "her number is ...": "number" says no more than the kind
-    frame_keys = statement.frame_keys - names
+    # Words said of another value of the sentence are that value's ("the runners need ten mil of
+    # clearance, so the sides come out at 440": "sides" is the 440's, not the ten mil's).
+    others = set().union(*(content_stems(o.context) for o in statement.values if o is not v and o.context)) - own if lang != "zh" else set()
+    frame_keys = statement.frame_keys - names - others
     scored: list[tuple[int, int, Item]] = []
     for order, s in enumerate(candidates):
         keys = _key_stems(s)
@@ -643,7 +681,7 @@ def _by_key(
     if statement.admission and not adds and v.kind in (KIND_NUMBER, KIND_QUANTITY) and sum(1 for o in news if o.kind == v.kind) == 1:
         # "宣传单上我看错了，一学期是两千八" after 两千四: owning up to a misreading, the amount of the
         # same shape and size is the one misread, whatever words it was said with.
-        near = [s for s in candidates if s.kind == v.kind and s.turn != new_item.turn and _shape(s.value) == _shape(v.text) and _near(s.value, v.text)]
+        near = [s for s in candidates if (s.kind == v.kind or (v.kind == KIND_NUMBER and s.kind == KIND_QUANTITY and _is_bare_number(v.text))) and s.turn != new_item.turn and _shape(s.value) == _shape(v.text) and _near(s.value, v.text)]
         if near:
             return Decision(UPDATE, new_item, max(near, key=lambda s: s.turn), "a misreading owned up to, the amount of the same size")
     return None
@@ -843,6 +881,46 @@ def _respelled(new: str, old: str, lang: str) -> bool:
     return any(_spelled_again(new, part) for part in [old, *old.split()]) or any(_spelled_again(part, old) for part in new.split())
 
 
+_EN_COUNT_LEAD = re.compile(rf"^(?:\d+(?:\.\d+)?|(?:(?:{EN_NUMBER_WORDS})\b(?:\s+and\s+|[- ])?)+)\s+", re.I)
+
+
+def _with_modifiers(old: str, new: str) -> str:
+    """A new count of the same thing keeps what was said of the thing: "six hinges" after
+    "two brass hinges" is six brass hinges; a new count with words of its own stays as said."""
+    old_lead, new_lead = _EN_COUNT_LEAD.match(old), _EN_COUNT_LEAD.match(new)
+    if old_lead is None or new_lead is None:
+        return new
+    old_words, new_words = old[old_lead.end():].split(), new[new_lead.end():].split()
+    if len(new_words) != 1 or len(old_words) < 2 or stem(old_words[-1].lower()) != stem(new_words[0].lower()):
+        return new
+    return new[: new_lead.end()] + " ".join(old_words[:-1] + new_words)
+
+
+def _zh_new_thing(text: str, v: Value, base: list[Item]) -> bool:
+    """The thing named after an added count ("再加两袋营养土") is in no stored count."""
+    at = v.text.find(v.unit[:1]) if v.unit else -1
+    if at < 0:
+        return False
+    thing = re.match(r"[^\s，。,.！!？?；;、的吧呀啊了]{2,8}", text[v.start + at + 1:])
+    return thing is not None and not any(thing.group(0)[:2] in s.key + s.value for s in base)
+
+
+def _number_said_in(value: str, number: str, lang: str) -> bool:
+    """`number` ("Forty-one", "41") is one of the numbers written in `value` ("Flat 41")."""
+    said = number_value(number, lang) if not number.strip().isdigit() else int(number)
+    return said is not None and said in {int(d) for d in re.findall(r"\d+", value)}
+
+
+def _far_apart(item: Item, v: Value) -> bool:
+    """Two counts or amounts twenty times apart or more: not one corrected by the other."""
+    if item.kind not in (KIND_NUMBER, KIND_QUANTITY) or v.kind not in (KIND_NUMBER, KIND_QUANTITY):
+        return False
+    if _shape(item.value) != "count" or _shape(v.text) != "count":
+        return False
+    a, b = number_of(item.value), number_of(v.text)
+    return a is not None and b is not None and min(a, b) > 0 and max(a, b) / min(a, b) >= 20
+
+
 def _code_family(a: str, b: str) -> bool:
     """Two codes that begin with the same letters: "COM7" and "COM12", "HF-300" and "HF-350"."""
     pa, pb = re.match(r"[A-Za-z]+(?=[-._ ]?\d)", a.strip()), re.match(r"[A-Za-z]+(?=[-._ ]?\d)", b.strip())
@@ -856,8 +934,8 @@ def _label(text: str) -> str:
     if re.search(r"[\u3400-\u9fff]", text):
         return re.sub(r"[\dA-Za-z.,\s零〇一二两三四五六七八九十百千万]+", "", text)  # "B座" and "C座": 座
     label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|and|a|point)\b", " ", text.lower()).strip()
-    label = " ".join(label.split())
-    return "" if len(label) == 1 and label.isalpha() else label
+    label = " ".join(w for w in label.split() if not (len(w) == 1 and w.isalpha()))  # "pack A", "rev D": the letter is the number
+    return label
 
 
 def _titled(name: str) -> bool:

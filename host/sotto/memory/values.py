@@ -110,6 +110,16 @@ def unit_key(unit: str, lang: str) -> str:
     return " ".join(stem(_EN_IRREGULAR_PLURALS.get(w, w).replace("’", "'").removesuffix("'s")) for w in u.split())
 
 
+def without_appositive_roles(values: list["Value"], text: str) -> list["Value"]:
+    """"his brother Tom Baxter", 我女儿小雨: a role word right before a name is that person,
+    not another one; the name is the value (values sorted by position)."""
+    return [
+        v for i, v in enumerate(values)
+        if not (v.kind == KIND_NAME and v.weak and i + 1 < len(values) and values[i + 1].kind == KIND_NAME
+                and not values[i + 1].weak and not text[v.end: values[i + 1].start].strip(" ,"))
+    ]
+
+
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(start < e and s < end for s, e in spans)
 
