@@ -275,9 +275,9 @@ def decide_values(
                 base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
             absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta]
             if absolute:
-                for total in absolute:
-                    if v.unit and unit_key(total.unit, lang) in ("", "people"):
-                        total.unit = v.unit  # "three more adults ..., so twenty-five": twenty-five adults
+                for said_total in absolute:
+                    if v.unit and unit_key(said_total.unit, lang) in ("", "people"):
+                        said_total.unit = v.unit  # "three more adults ..., so twenty-five": twenty-five adults
                 out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
                 continue
         if v.kind == KIND_QUANTITY and v.delta and base and lang == "zh" and _zh_new_thing(statement.text, v, base):
