@@ -89,8 +89,6 @@ def _zh_digits(m: "re.Match[str]") -> str:
         return m.group(0)
 
 
-_WORD_NUMBERS = {w: i for i, w in enumerate(EN_NUMBER_WORDS.split("|")[:20])}
-_WORD_NUMBERS.update({"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "dozen": 12})
 
 
 def number_of(text: str) -> float | None:
@@ -512,8 +510,8 @@ def _same_value(item: Item, text: str) -> bool:
     if item.kind == KIND_TIME:
         # "Two's when they clear lunch" names the stored "2 pm": a bare hour is that time.
         hour = _hour_of(a2)
-        said = b2 if re.fullmatch(r"\d{1,2}", b2) else str(_WORD_NUMBERS.get(b2, ""))
-        return hour is not None and said.isdigit() and hour % 12 == int(said) % 12
+        said = int(b2) if re.fullmatch(r"\d{1,2}", b2) else number_value(b2, "en") if re.fullmatch(r"[a-z]+", b2) else None
+        return hour is not None and said is not None and hour % 12 == said % 12
     return False
 
 
@@ -543,9 +541,7 @@ def _hour_of(time: str) -> int | None:
     if m:
         return int(m.group(1))
     m = re.fullmatch(r"([a-z]+)\s*(?:[ap]\.?m\.?|o'?clock)", time)
-    if m and m.group(1) in _WORD_NUMBERS:
-        return _WORD_NUMBERS[m.group(1)]
-    return None
+    return number_value(m.group(1), "en") if m else None
 
 
 def _by_key(
