@@ -199,3 +199,8 @@ def test_a_total_after_people_arrive_counts_people() -> None:
 def test_a_total_after_more_of_a_thing_counts_that_thing() -> None:
     text = say("Twenty adults and five children on the coach.", "Four more adults signed up, so twenty-four.").memory_text()
     assert "five children" in text and "Twenty adults" not in text and "twenty-four" in text, text
+
+
+def test_a_chinese_thing_shortened_to_its_last_character_keeps_its_count() -> None:
+    zh = say("仓库进货：卫生纸六箱，啤酒十箱。", "我看看，纸还剩不少，三箱就够了。", lang="zh").memory_text()
+    assert "三箱" in zh and "十箱" in zh and "六箱" not in zh, zh

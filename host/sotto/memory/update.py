@@ -615,7 +615,9 @@ def _by_key(
         if lang == "zh" and not (statement.change_cue or v.cue) and _zh_sibling_text(statement.text, s.key):
             overlap = 0  # "无铅的用三百六十度" after "有铅焊锡用三百二十度": another thing of the same sort
         scored.append((overlap, order, s))
-    best = max(scored, key=lambda x: (x[0], x[1]))
+    # 水还剩不少，七箱就够了 after 矿泉水十箱，方便面六箱: a Chinese noun is shortened to its last
+    # character, so between equals the count whose thing ends in a character the sentence says.
+    best = max(scored, key=lambda x: (x[0], lang == "zh" and _zh_head_said(x[2], statement.frame), x[1]))
     overlap, _, target = best
     # A total said after an addition is the new count, not another one: "the shower tray wants
     # doing as well, so two tubes", 小姑一家也过来，这样就十五个人了, 菜也加到十个.
@@ -905,6 +907,12 @@ def _number_said_in(value: str, number: str, lang: str) -> bool:
     """`number` ("Forty-one", "41") is one of the numbers written in `value` ("Flat 41")."""
     said = number_value(number, lang) if not number.strip().isdigit() else int(number)
     return said is not None and said in {int(d) for d in re.findall(r"\d+", value)}
+
+
+def _zh_head_said(item: Item, said: str) -> bool:
+    """The last character of a noun in the item's key is said in the sentence (not as a value)."""
+    nouns = [w for w in re.findall(r"[\u4e00-\u9fff]{2,}", item.key) if not w.startswith(item.value)]
+    return any(w[-1] in said for w in nouns)
 
 
 def _far_apart(item: Item, v: Value) -> bool:
