@@ -69,6 +69,7 @@ def test_english_value_shapes_are_read_whole(sentence: str, value: str, kind: st
         ("她穿三十八码的鞋。", "三十八码"),
         ("买两瓶二百五十毫升的。", "二百五十毫升"),
         ("要一根三十厘米的线。", "三十厘米"),
+        ("风扇开到三档。", "三档"),
         # numbers said the short way
         ("月费是两千四一个月。", "两千四"),
         ("桌子要一米八的。", "一米八"),
@@ -204,3 +205,8 @@ def test_a_total_after_more_of_a_thing_counts_that_thing() -> None:
 def test_a_chinese_thing_shortened_to_its_last_character_keeps_its_count() -> None:
     zh = say("仓库进货：卫生纸六箱，啤酒十箱。", "我看看，纸还剩不少，三箱就够了。", lang="zh").memory_text()
     assert "三箱" in zh and "十箱" in zh and "六箱" not in zh, zh
+
+
+def test_leave_off_the_thing_retracts_it() -> None:
+    text = say("Add two folding tables and a gazebo to the hire.", "Leave off the gazebo, the forecast is fine.").memory_text()
+    assert "gazebo" not in text and "two folding tables" in text, text

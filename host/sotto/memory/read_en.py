@@ -360,7 +360,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
-    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm|percent|per cent|hundred|thousand|million|billion)\b|%)(?! (?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
+    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm|percent|per cent|hundred|thousand|million|billion)\b|%)(?! (?:(?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+ )?(?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
         if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)) and m.group(0).split()[0].lower() not in _NOT_THINGS:
             add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):

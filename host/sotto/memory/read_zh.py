@@ -22,7 +22,7 @@ from sotto.text.questions import asks
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
 # Measure words (and the metric prefixes said before a unit: 毫升, 厘米): what a number counts.
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档"
 # A number said before one of these is not a number said alone: it counts, dates or labels.
 _ZH_CLASSIFIERS_FOR_NUMBERS = _ZH_CLASSIFIERS + "月日年届期栋单室"
 _ZH_NUMERIC = re.compile(

@@ -90,6 +90,7 @@ _EN_CANCEL = re.compile(
 # A retraction said inside a sentence: "Leave the mattress off", 滑板车就不拿了, 不用软饭了.
 _EN_RETRACT = re.compile(
     r"\bleave (?:the |my |our )?(?P<what>[a-z][\w -]{1,30}?) (?:off|out)\b"
+    r"|\bleave (?:off|out) (?:the |my |our )?(?P<what4>[a-z][\w -]{1,30}?)(?=[,.;!?]|$)"  # the particle before the object: "Leave off the chairs"
     r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)"
     r"|\b(?:take|cross|strike|scratch) (?:the |my |our )?(?P<what3>[a-z][\w -]{0,30}?) (?:off|out)\b(?: (?:of )?(?:the|my|our) (?:list|booking|order|rota|form))?",
     re.I,
