@@ -26,7 +26,7 @@ from sotto.memory.read_zh import _ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, UPDATE, Decision, decide_values, replace_in_items, same_sort
+from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, replace_in_items, same_sort
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -986,7 +986,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         additive_turn = additive_turn or st.additive
         where = _clause_finder(st, lang, index)
         added_at += [(where(d.item.value), d.item) for d in values.decisions if d.op == ADD and d.item is not None]
-        repeated_at += [(where(d.item.value if d.item is not None else d.target.value), d.target) for d in values.decisions if d.op == NOOP and d.target is not None and d.reason != "said as unchanged"]
+        repeated_at += [(where(d.item.value if d.item is not None else d.target.value), d.target) for d in values.decisions if d.op == NOOP and d.target is not None and d.reason != SAID_AS_UNCHANGED]
         decided = {id(d.target) for d in values.decisions if d.target is not None}
         repeated_at += [(where(said), item) for said, item in _literal_mentions(st.text, w.stored(), lang) if id(item) not in decided and item.turn != turn]
         # The explicit forms for words that are not typed values: "change the latte to a

@@ -305,7 +305,7 @@ def decide_values(
             same = [s for s in current if _same_value(s, v.text)]
             out.consumed.add(id(v))
             if same:
-                out.decisions.append(Decision(NOOP, None, same[0], "said as unchanged"))
+                out.decisions.append(Decision(NOOP, None, same[0], SAID_AS_UNCHANGED))
             else:
                 out.decisions.append(Decision(ADD, new_item, None, "a new value, said as unchanged"))
                 current.append(new_item)
@@ -464,6 +464,7 @@ def _contains_value(item: Item, text: str) -> bool:
 
 # Said anywhere before the value: "the last two digits, I looked again, are 76", 最后两位我又看了一眼，是七六.
 _TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|(?:最后|末|尾)(?:[一二两三四五六七八九几]位|数)", re.I)
+SAID_AS_UNCHANGED = "said as unchanged"  # a NOOP that names no value again: the turn-level pass skips it
 _STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?)\b|照旧|照常|不变|没变|依旧|仍然|仍是", re.I)
 _TAIL_CUE = re.compile(
     r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
