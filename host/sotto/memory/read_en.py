@@ -134,8 +134,9 @@ _EN_MOVED_TO = re.compile(
 )
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
-# Codes read out with spaces ("WTU 2270 C", "DR-448193") and sizes ("700x25"): one value.
-_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|(?<![-/])\b[A-Z]{1,3}\d{1,3}\b(?![-/.]\w)|\b\d+(?:\.\d+)?[x×]\d+(?:\.\d+)?\b")
+# Codes read out with spaces ("WTU 2270 C", "DR 448193") and sizes with ×: one value (a code written
+# as one token, "B12" or "700x25", is read by `values.code_spans`).
+_EN_CODE = re.compile(r"\b(?=[A-Z0-9 ]*\d)(?=[A-Z0-9 ]*[A-Z])[A-Z0-9]{2,}(?: [A-Z0-9]{2,4})+(?: [B-HJ-Z](?![\w'’]))?\b(?![a-z])|\b[A-Z]{2,4}[- ]?\d{2,}(?:[- ]?[A-Z]{1,2}\b)?|\b\d+(?:\.\d+)?×\d+(?:\.\d+)?\b")
 # "ten till twelve", "2-4 pm", "Zones one to three", "between two and four": one value, a range.
 _EN_RANGE_END = rf"(?:noon|midday|midnight|(?:half past|quarter past|quarter to|half) {_HOUR}|\d{{1,2}}(?::\d{{2}})?(?:\s?{_AMPM})?|{_HOUR}(?:[- ](?:thirty|fifteen|forty-five))?(?:\s?{_AMPM})?)"
 _EN_RANGE = re.compile(
