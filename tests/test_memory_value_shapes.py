@@ -210,3 +210,38 @@ def test_a_chinese_thing_shortened_to_its_last_character_keeps_its_count() -> No
 def test_leave_off_the_thing_retracts_it() -> None:
     text = say("Add two folding tables and a gazebo to the hire.", "Leave off the gazebo, the forecast is fine.").memory_text()
     assert "gazebo" not in text and "two folding tables" in text, text
+
+
+def test_a_plates_letters_said_before_its_code_are_part_of_it() -> None:
+    text = "The van's plate is WD 62KLP, the white one."
+    assert [text[a:b] for a, b in code_spans(text)] == ["WD 62KLP"]
+    other = "Boarding at 5 PM B12 is the gate."
+    assert [other[a:b] for a, b in code_spans(other)] == ["B12"]  # "PM" is no plate's letters
+
+
+def test_a_value_said_before_sorry_is_the_repair() -> None:
+    text = say("The locker is B47.", "B74, sorry.").memory_text()
+    assert "B74" in text and "B47" not in text, text
+
+
+def test_chinese_measure_words_for_land_and_weight_count() -> None:
+    for sentence, count in (("承包了十二亩地。", "十二亩"), ("车上装了三吨沙子。", "三吨")):
+        assert any(text.startswith(count) and kind == "quantity" for text, kind in read(sentence, "zh")), read(sentence, "zh")
+
+
+def test_a_number_before_hao_and_a_place_labels_the_place() -> None:
+    values = read("比赛改在四号场。", "zh")
+    assert not any(kind == "date" for _, kind in values), values
+    assert ("四号", "date") in read("比赛改在四号。", "zh")
+
+
+def test_a_chinese_yes_no_proposal_carries_its_value() -> None:
+    zh = say("蛋糕周四送到。", "礼拜六能送不？", lang="zh").memory_text()
+    assert "礼拜六" in zh and "周四" not in zh, zh
+
+
+def test_swapped_digits_replace_a_time_unless_the_words_name_another() -> None:
+    text = say("Ada's slot is 12:01 and Pip's slot is 11:45.", "Pip's slot is 12:10.").memory_text()
+    assert "12:01" in text and "12:10" in text and "11:45" not in text, text
+    again = say("The train leaves at 17:42.", "It leaves at 17:24, I read it wrong.").memory_text()
+    assert "17:24" in again and "17:42" not in again, again

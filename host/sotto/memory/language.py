@@ -24,7 +24,7 @@ EN_ADMISSIONS = re.compile(
     r"|correction|i was wrong|i meant to say|i meant|what i meant was|i mean|i made a mistake|i take (?:it|that) back"
     r"|i was thinking of (?:the |our |my |his |her |their )?(?:wrong|other|old|previous|last|first) \w+|wrong (?:one|number|day|time|date|name)"
     r"|i(?: was|'d|'ve| had)? \w+(?: (?:at|of|on|in|up))? the wrong \w+)\b"  # "I was looking at the wrong week", "I booked the wrong day"
-    r"|^[\w'-]+(?: [\w'-]+)?, sorry\b",
+    r"|^(?P<said>[\w'-]+(?: [\w'-]+)?), sorry\b",  # "A74, sorry": the words before "sorry" are the repair
     re.I,
 )
 ZH_ADMISSIONS = re.compile(
@@ -105,9 +105,17 @@ _CLAUSE_START = re.compile(
 )
 
 
+def _keep_repaired_words(m: re.Match[str]) -> str:
+    # "A74, sorry" keeps A74; "Oh, sorry" and "My bad, sorry" keep nothing.
+    said = m.group("said")
+    if said is None or EN_DISCOURSE.sub("", said).strip(" ,") == "" or EN_ADMISSIONS.fullmatch(said):
+        return " "
+    return f" {said}"
+
+
 def strip_en_discourse(text: str) -> str:
     """The clause without discourse markers, admissions and leading conjunctions."""
-    out = EN_ADMISSIONS.sub(" ", text)
+    out = EN_ADMISSIONS.sub(_keep_repaired_words, text)
     out = EN_DISCOURSE_ANYWHERE.sub(" ", out)
     out = _EN_FILLER_BETWEEN_COMMAS.sub(",", out)  # "Dr. Okafor if possible, wait, on the 12th"
     out = re.sub(r"\s+", " ", out).strip(" ,;:-—–")

@@ -22,7 +22,7 @@ from sotto.text.questions import asks
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
 # Measure words (and the metric prefixes said before a unit: 毫升, 厘米): what a number counts.
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档亩吨"
 # A number said before one of these is not a number said alone: it counts, dates or labels.
 _ZH_CLASSIFIERS_FOR_NUMBERS = _ZH_CLASSIFIERS + "月日年届期栋单室"
 _ZH_NUMERIC = re.compile(
@@ -45,9 +45,10 @@ _ZH_NUM = "零〇一二两三四五六七八九十百千万\\d"
 _ZH_TIME = re.compile(
     rf"(?:(?:早上|上午|中午|下午|晚上|傍晚|凌晨|夜里|今晚|明早)?(?<![周期拜])(?:[{_ZH_NUM}]+)(?:点|點|:\d{{2}})(?:半|一刻|三刻|[{_ZH_NUM}]+分?)?(?:钟)?|\d{{1,2}}:\d{{2}}|中午|半夜|午夜|(?:早饭|早餐|午饭|午餐|晚饭|晚餐|饭|睡觉|睡)[前后])"  # 午饭后: when a medicine is taken
 )
+# 号 before a place (三号场, 5号线, 12号床) labels the place: no day of the month.
 _ZH_DATE = re.compile(
     rf"(?:大后天|后天|明天|今天|昨天|前天|今晚|明晚|明早|下下周[一二三四五六日天]?|(?:下个?|这个?|上个?|每个?)?(?:周|星期|礼拜)[一二三四五六日天末]|"
-    rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+[日号]|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
+    rf"(?:[{_ZH_NUM}]+月)?[{_ZH_NUM}]+(?:日|号(?![场线床窗桌门口位车楼院栋]))|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
 # "一米二", "两块五", "三斤半": the unit said between the whole and its tenth is one measure.
 _ZH_SPLIT_MEASURE = re.compile(r"(?<![零〇一二两三四五六七八九十百千\d])[一二两三四五六七八九十]+(?P<unit>米|块|斤|尺)(?:[一二三四五六七八九]|半)(?![零〇一二两三四五六七八九十百千万点个位只件])")
@@ -102,8 +103,8 @@ def _zh_is_question(sentence: str) -> bool:
         return True
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
         return False
-    # "时间能不能提前到两点？", "有没有五点十分的？": a proposal carrying its value, not a question.
-    if re.search(r"能不能|可不可以|可以.{0,12}吗|行不行|有没有|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+    # "时间能不能提前到两点？", "有没有五点十分的？", "礼拜五能送不？" (A不A, a closing 不): a proposal carrying its value.
+    if re.search(r"([\u4e00-\u9fff])不\1|可不可以|可以.{0,12}吗|有没有|(?<![对是])不[？?]?$|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
     if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
         return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question

@@ -603,8 +603,10 @@ def _by_key(
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text) and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
             overlap += 4  # "the bottom says gen three" after "gen two": the label is the key ("Hive two, five frames" opens another hive)
-        if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text):
-            overlap += 4  # "17:24" after "17:42": the same time, its digits read in another order
+        if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text) and not any(c is not s and _key_stems(c) & own for c in candidates):
+            # "17:24" after "17:42": the same time, its digits read in another order (unless the
+            # value's own words name another time: "Pip's slot is 12:10" after "Ada's 12:01").
+            overlap += 4
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
         if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == ""):

@@ -130,6 +130,8 @@ def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 _CODE_TOKEN = re.compile(r"(?<![A-Za-z0-9_./·-])[A-Za-z0-9]+(?:[-._/·][A-Za-z0-9]+)*(?![A-Za-z0-9_/·-]|\.[A-Za-z0-9])")
 _CODE_SEP = re.compile(r"[-._/·]")
 _CODE_GROUP = re.compile(r" (?=[A-Z0-9]*[A-Z])[A-Z0-9]{2,4}(?![\w'’])")
+# The same groups said before the code ("LK 07ABC"): a plate's letters come first.
+_CODE_LEAD = re.compile(r"(?<![\w'’.])(?!(?:AM|PM|OK|TV|ID)\b)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{2,4} $")
 # Not codes: an ordinal, a decade, a clock time, a measure with its unit symbol.
 _NOT_CODE = re.compile(
     r"\d+(?:st|nd|rd|th|s|am|pm)|\d+(?:[.:]\d+)?(?:am|pm)"
@@ -159,7 +161,11 @@ def code_spans(text: str) -> list[tuple[int, int]]:
             if token.upper() == token:
                 while (more := _CODE_GROUP.match(text, end)) is not None:
                     end = more.end()  # "KX19 PLM": a plate read in groups is one code
-            spans.append((m.start(), end))
+                lead = _CODE_LEAD.search(text, 0, m.start())
+                start = lead.start() if lead is not None and not _overlaps(spans, lead.start(), m.start()) else m.start()
+            else:
+                start = m.start()
+            spans.append((start, end))
     return spans
 # The kinds a proposal carries: "Could the driver come at quarter to six?" offers a value; a
 # yes/no question with none of them ("Is Dale coming?") asks.
