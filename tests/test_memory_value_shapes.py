@@ -245,3 +245,31 @@ def test_swapped_digits_replace_a_time_unless_the_words_name_another() -> None:
     assert "12:01" in text and "12:10" in text and "11:45" not in text, text
     again = say("The train leaves at 17:42.", "It leaves at 17:24, I read it wrong.").memory_text()
     assert "17:24" in again and "17:42" not in again, again
+
+
+def test_dui_hao_xing_na_open_words_and_are_fillers_only_before_a_pause() -> None:
+    from sotto.memory.language import strip_zh_discourse
+
+    assert strip_zh_discourse("对面那家店关门了。").startswith("对面")
+    assert strip_zh_discourse("行李箱两个。").startswith("行李")
+    assert strip_zh_discourse("那天我不在。").startswith("那天")
+    assert strip_zh_discourse("对，三个人。") == "三个人。"
+
+
+def test_a_chinese_full_name_cut_by_the_segmenter_is_one_name() -> None:
+    for name in ("韦海燕", "林秀英", "陶建国"):  # the segmenter cuts each into surname and given name
+        assert (name, "name") in read(f"{name}老师带，周日上午。", "zh")
+    names = [v for v, kind in read("让他徒弟小赵开过来。", "zh") if kind == "name"]
+    assert names == ["小赵"], names  # not 赵开
+
+
+def test_a_team_said_by_its_name_is_a_name() -> None:
+    assert ("猎豹队", "name") in read("对手换了，现在是猎豹队。", "zh")
+    assert not any(kind == "name" for _, kind in read("他是队长。", "zh"))
+
+
+def test_a_place_after_zai_keyed_by_its_noun_is_replaced_by_the_same_key() -> None:
+    zh = say("面试在下周一，地点在浦东。", "刚接到电话，地点在静安。", lang="zh").memory_text()
+    assert "静安" in zh and "浦东" not in zh, zh
+    route = say("先去机场接人。", "接到人以后去酒店。", lang="zh").memory_text()
+    assert "机场" in route and "酒店" in route, route

@@ -43,8 +43,9 @@ EN_DISCOURSE_ANYWHERE = re.compile(
     r"(?:^|(?<=[\s,;.!?]))(?:hmm+|um+|uh+|erm+|er|ah+|oops|whoops|uh-oh|ugh|actually|sorry|you know|i mean|basically|honestly)(?=[\s,;.!?]|$)",
     re.I,
 )
+# 那, 好, 行 and 对 open words too (那天, 好几个, 行李, 对手): a filler only before a pause.
 ZH_DISCOURSE = re.compile(
-    r"^(?:嗯+|呃+|哦+|啊+|唉|哎呀?|诶|欸|那个|这个嘛|就是|就是说|对了|还有|另外|然后|所以|那|好的?|好吧|行|对|不对|不是不是|等一下|等等|稍等|不好意思|抱歉|对不起|其实|话说|我想想|让我想想|算了算了)[，,、\s]*"
+    r"^(?:嗯+|呃+|哦+|啊+|唉|哎呀?|诶|欸|那个|这个嘛|就是|就是说|对了|还有|另外|然后|所以|那(?=[，,、\s就我你他她咱])|好的|好吧|(?:好|行|对)(?=[，,、\s。！!]|$)|不对|不是不是|等一下|等等|稍等|不好意思|抱歉|对不起|其实|话说|我想想|让我想想|算了算了)[，,、\s]*"
 )
 ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起|哦+(?=[，,。！？!?])")  # "周五下午哦，三点": a particle before a pause
 

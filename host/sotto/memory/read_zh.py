@@ -193,6 +193,10 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])
+    for start, end in _zh_segmented_places(text):
+        add(start, end, KIND_PLACE, prep=text[start - 1])
+    for m in _ZH_TEAM.finditer(text):
+        add(m.start(), m.end(), KIND_NAME)
     for m in _ZH_TITLED.finditer(text):
         add(m.start(), m.end(), KIND_NAME)
     for m in _ZH_KIN.finditer(text):
@@ -251,17 +255,61 @@ def _zh_word_starts(text: str) -> dict[int, str]:
     return out
 
 
-def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
-    """Person names jieba's tagger finds (刘建, 陈浩, 阿凯, and Latin names such as Tony),
-    kept only when they look like names: a surname or 阿/小/老 first, two or three characters."""
+# A team said by its name: 蓝鲸队, 飞虎队 (after 是, 叫, 对阵 ...; 第一队 is an ordinal).
+_ZH_TEAM = re.compile(r"(?<=[是叫阵战和跟打踢])(?![第一二三四五六七八九十这那])[\u4e00-\u9fff]{2,3}?队(?![长员伍友])")
+
+
+def _zh_segmented_places(text: str) -> list[tuple[int, int]]:
+    """A place name after 在, 到, 去 that jieba tags as a place, or as a name ending the clause
+    (考点在闵行, 搬到海淀): the preposition says it is a place, whatever the tagger thought."""
     out: list[tuple[int, int]] = []
     pos = 0
+    words: list[tuple[int, str, str]] = []
     for word, flag in _jieba_tokenizer().cut(text):
         start = text.find(word, pos)
         if start < 0:
             continue
         pos = start + len(word)
-        if flag in ("nr", "nrfg") and 2 <= len(word) <= 3 and (word[0] in _ZH_SURNAMES or word[0] in "阿小老") and not any(c in ZH_FUNCTION_CHARS for c in word[1:]):
+        words.append((start, word, flag))
+    for i, (start, word, flag) in enumerate(words[1:], 1):
+        before = words[i - 1][1]
+        after = text[start + len(word): start + len(word) + 1]
+        if before in ("在", "到", "去") and 2 <= len(word) <= 4 and (flag == "ns" or (flag in ("nr", "nrfg") and (after == "" or after in "，。,.！!？?；;"))):
+            out.append((start, start + len(word)))
+    return out
+
+
+_ZH_TITLE_AHEAD = re.compile(r"老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|律师|教授|阿姨")
+
+
+def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
+    """Person names jieba's tagger finds (刘建, 陈浩, 阿凯, and Latin names such as Tony),
+    kept only when they look like names: a surname or 阿/小/老 first, two or three characters."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    words: list[tuple[int, str, str]] = []
+    for word, flag in _jieba_tokenizer().cut(text):
+        start = text.find(word, pos)
+        if start < 0:
+            continue
+        pos = start + len(word)
+        words.append((start, word, flag))
+    merged: list[tuple[int, str, str]] = []
+    for start, word, flag in words:
+        last = merged[-1] if merged else None
+        titled = _ZH_TITLE_AHEAD.match(text, start + len(word)) is not None
+        if (last is not None and last[2] in ("nr", "nrfg", "ng") and last[0] + len(last[1]) == start
+                and len(last[1]) == 1 and last[1] in _ZH_SURNAMES and len(word) <= 2
+                and (flag in ("nr", "nrfg") or (titled and flag in ("ns", "n")))):
+            # 沈 + 红梅, 林 + 秀英, 陶 + 建国 before 老师: jieba cuts a full name into surname and given name
+            merged[-1] = (last[0], last[1] + word, "nr")
+        else:
+            merged.append((start, word, flag))
+    for start, word, flag in merged:
+        pos = start + len(word)
+        if flag in ("nr", "nrfg") and 2 <= len(word) <= 3 and word[0] in _ZH_SURNAMES and text[start - 1: start] in ("小", "老") and start > 0:
+            out.append((start - 1, start + 1))  # 小 + 赵开: 小赵 is the name, the next character is the sentence's
+        elif flag in ("nr", "nrfg") and 2 <= len(word) <= 3 and (word[0] in _ZH_SURNAMES or word[0] in "阿小老") and not any(c in ZH_FUNCTION_CHARS for c in word[1:]):
             out.append((start, pos))
         elif flag == "eng" and re.fullmatch(r"[A-Z][a-z]{1,15}", word):
             out.append((start, pos))
@@ -299,6 +347,8 @@ def _zh_copula_key_said(text: str, value: Value) -> str:
     before = text[: value.start]
     clause = re.split(r"[，。,；;！!？?]", before)[-1]
     m = _ZH_COPULA.search(clause)
+    if m is None and value.kind == KIND_PLACE:
+        m = re.search(r"(?P<key>[\u4e00-\u9fff]{1,4}?)(?:在|设在|放在)$", clause)  # 考点在徐汇: the noun before 在 is the place's key
     if m:
         key = re.sub(r"^(?:我的|我们的|你的|他的|她的|现在|那|这|的)+", "", m.group("key"))
         key = key.removesuffix("的")
