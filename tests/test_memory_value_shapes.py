@@ -273,3 +273,16 @@ def test_a_place_after_zai_keyed_by_its_noun_is_replaced_by_the_same_key() -> No
     assert "静安" in zh and "浦东" not in zh, zh
     route = say("先去机场接人。", "接到人以后去酒店。", lang="zh").memory_text()
     assert "机场" in route and "酒店" in route, route
+
+
+def test_a_value_named_as_last_years_is_the_old_one() -> None:
+    text = say("The annual pass is 120 pounds.", "Checked the leaflet, it's 140. 120 was last year's price.").memory_text()
+    assert "140" in text and "120" not in text, text
+    zh = say("年卡是六百八。", "我又看了一眼，七百二，六百八是去年的价。", lang="zh").memory_text()
+    assert "七百二" in zh and "六百八" not in zh, zh
+
+
+def test_a_size_with_its_range_is_one_choice() -> None:
+    assert ("girls medium", "item") in read("Her leotard is girls medium, please.")
+    text = say("The jersey size is boys large.", "He's grown, men's small will fit him better than boys large.").memory_text()
+    assert "men's small" in text and "boys large" not in text, text

@@ -80,6 +80,7 @@ _EN_COLOURS = (
 )
 _EN_CHOICE = re.compile(
     rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
+    r"|\b(?:adult|youth|junior|kids'?|child(?:ren)?'s|men's|mens|women's|womens|ladies'?|boys'?|girls'?|toddler|petite|tall) (?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL)\b"  # a size with its range: "youth large"
     r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
     r"|(?<=\bthe )(?:extra[- ]small|small|medium|large|extra[- ]large)\b(?=\s+(?:is|was|comes|came|fits|fitted|runs|ran|'s)\b)"  # "the medium comes up big"
     r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annual|annually|yearly)\b(?=\s+(?:pass|plan|ticket|one|payment|subscription|please|then|is)\b|'s\b|[,.;!?]|$)",
@@ -181,7 +182,8 @@ _EN_NEGATED_AFTER = re.compile(
     r"|(?:shuts|closes|floods|has closed|is closing|'s closing|is shutting|has shut|sold out|has sold out|'s sold out|is sold out|ran out|has run out|'s run out)\b"
     r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|lame|injured|hurt|poorly|unwell|closed|shut|being (?:resurfaced|repaired|renovated|refurbished|rebuilt|painted|redone)|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|snug|tight|too small|too big|too short|too long|not enough|"
     r"a problem|problematic|full|booked|taken|busy|(?:way |far |much |a bit |a little |just )?too \w+|no longer|awkward|out of the question)"
-    r"|(?:was|is) a mistake)\b",
+    r"|(?:was|is) a mistake"
+    r"|(?:is|was|'s|’s|are|were)\s+(?:last year(?:'s)?|the year before|from last year|the old \w+|an old \w+|the previous \w+|out of date|outdated|last season(?:'s)?))\b",  # "Eighty-five was last year": the old value
     re.I,
 )
 _EN_REQUEST = re.compile(

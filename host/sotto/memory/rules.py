@@ -26,7 +26,7 @@ from sotto.memory.read_zh import _ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, replace_in_items, same_sort
+from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, names_value, replace_in_items, same_sort
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -607,6 +607,7 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
             continue
         new = news[0]
         used.add(id(new))  # one new value replaces one old one
+        keep_unit(new, old, w.result.lang)  # "It's 140. 120 was last year's price." after "120 pounds": 140 pounds
         w.remove([old])
         w.replace_words(old.value, new.value, new)
         w.result.decisions.append(Decision(UPDATE, new, old, "a new value in one sentence, the stored one named in another"))
@@ -989,9 +990,14 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         repeated_at += [(where(d.item.value if d.item is not None else d.target.value), d.target) for d in values.decisions if d.op == NOOP and d.target is not None and d.reason != SAID_AS_UNCHANGED]
         decided = {id(d.target) for d in values.decisions if d.target is not None}
         repeated_at += [(where(said), item) for said, item in _literal_mentions(st.text, w.stored(), lang) if id(item) not in decided and item.turn != turn]
+        # "120 was last year's price": a stored value ruled out in a sentence of its own is named as the old one.
+        repeated_at += [
+            (where(v.text), item) for v in st.values if v.negated and not news
+            for item in w.stored() if item.turn != turn and item.kind in ("time", "date", "quantity", "number") and id(item) not in decided and names_value(item, v.text)
+        ]
         # The explicit forms for words that are not typed values: "change the latte to a
         # flat white", "Y instead of X", 把X改成Y; the old words are replaced in place.
-        plain = not st.additive and not any(not v.negated for v in st.values)  # "Hmm, semi-skimmed for the milk."
+        plain = not st.additive and not st.values  # "Hmm, semi-skimmed for the milk." ("Eighty-five was last year" only rules out)
         if not replaced:
             swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
             if swap is None and lang == "en" and not additive_turn and not st.additive:

@@ -425,12 +425,7 @@ def decide_values(
                 new_item.kind = KIND_TIME  # "Let's say nine" for a bedtime: a time
             if v.kind == KIND_QUANTITY and decision.target.kind == KIND_QUANTITY and lang != "zh":
                 new_item.value = _with_modifiers(decision.target.value, new_item.value)  # "six hinges" after "two brass hinges"
-            if v.kind == KIND_NUMBER and decision.target.kind == KIND_QUANTITY and _is_bare_number(v.text):
-                # "the guest count is thirty now": the count keeps its unit.
-                unit = item_unit_words(decision.target)
-                if unit:
-                    new_item.value = f"{v.text}{unit}" if lang == "zh" else f"{v.text} {unit}"
-                new_item.kind = KIND_QUANTITY
+            keep_unit(new_item, decision.target, lang)
             out.replaced.append((decision.target.value, new_item.value))
             current = [s for s in current if s is not decision.target] + [new_item]
         else:
@@ -782,6 +777,20 @@ def _part_of_value(item: Item, v: Value, lang: str) -> bool:
 def _amount_without_unit(item: Item, v: Value) -> bool:
     """"eighty-five goes off every morning" after "eighty-five percent": the stored amount named without its unit."""
     return item.kind == KIND_QUANTITY and v.kind == KIND_NUMBER and not v.unit and _same_amount(item, v.text)
+
+
+def keep_unit(new_item: Item, target: Item, lang: str) -> None:
+    """A bare number replacing a count keeps the count's unit ("the guest count is thirty now")."""
+    if new_item.kind == KIND_NUMBER and target.kind == KIND_QUANTITY and _is_bare_number(new_item.value):
+        unit = item_unit_words(target)
+        if unit:
+            new_item.value = f"{new_item.value}{unit}" if lang == "zh" else f"{new_item.value} {unit}"
+        new_item.kind = KIND_QUANTITY
+
+
+def names_value(item: Item, text: str) -> bool:
+    """`text` names the stored value: the same value, a part of it, or the same amount."""
+    return _same_value(item, text) or _contains_value(item, text) or _same_amount(item, text)
 
 
 def _same_amount(item: Item, text: str) -> bool:
