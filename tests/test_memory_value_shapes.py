@@ -286,3 +286,30 @@ def test_a_size_with_its_range_is_one_choice() -> None:
     assert ("girls medium", "item") in read("Her leotard is girls medium, please.")
     text = say("The jersey size is boys large.", "He's grown, men's small will fit him better than boys large.").memory_text()
     assert "men's small" in text and "boys large" not in text, text
+
+
+def test_someone_stepping_in_replaces_the_person_named_beside() -> None:
+    text = say("The quiz team is Ravi Menon, Ellie and Joan.", "Ravi's got the flu, so Tomasz Wirth is stepping in.").memory_text()
+    assert "Tomasz Wirth" in text and "Ravi Menon" not in text and "Ellie" in text, text
+
+
+def test_a_count_of_the_unit_a_stored_number_is_keyed_by_replaces_it() -> None:
+    text = say("The essay is due Friday and the word limit is 3,000.", "Hang on, two thousand five hundred words is the cap.").memory_text()
+    assert "two thousand five hundred words" in text and "3,000" not in text, text
+
+
+def test_a_chinese_count_closed_by_le_is_the_new_total() -> None:
+    zh = say("团建报了十五个人。", "财务部又来了三个，十八个人了。", lang="zh").memory_text()
+    assert "十八个人" in zh and "十五个人" not in zh, zh
+
+
+def test_a_chinese_rate_is_an_amount_per_measure() -> None:
+    assert read("谈好了，六十五一亩。", "zh") == [("六十五", "number")]
+    assert ("一百二", "number") in read("化肥一袋一百二。", "zh") and not any(kind == "quantity" for _, kind in read("化肥一袋一百二。", "zh"))
+    assert any(text.startswith("九十一袋") for text, _ in read("要九十一袋。", "zh"))  # 91 bags
+    assert any(text.startswith("一米一") for text, _ in read("宽是一米一。", "zh"))  # 1.1 metres
+
+
+def test_a_bare_amount_replaced_in_a_count_stays_in_a_clock_time() -> None:
+    text = say("Lesson at two o'clock.", "We need boots, two of them.", "Just the one pair of boots.").memory_text()
+    assert "two o'clock" in text, text

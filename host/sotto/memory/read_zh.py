@@ -136,6 +136,12 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in ("提前", "提早", "早", "往前提", "往前挪", "往前") else 1)
     for m in re.finditer(r"(?<=[好快慢近远早晚多少大小高低长短轻重便贵松紧宽窄亮暗厚薄认些])一点(?![半钟分\d零一二三四五六七八九十])", text):
         taken.append((m.start(), m.end()))  # "好认一点", "便宜一点": a little, not one o'clock
+    for m in _ZH_RATE.finditer(text):
+        # 七十五一亩, 一袋八十: 一 and a measure beside an amount say "per", they count nothing.
+        if m.group("amount"):
+            add(m.start("amount"), m.end("amount"), KIND_NUMBER)
+        per = "per" if m.group("per") else "per2"
+        taken.append((m.start(per), m.end(per)))
     for start, end in code_spans(text):
         plate = start > 0 and text[start - 1] in _ZH_PLATE_PROVINCES
         add(start - 1 if plate else start, end, KIND_NUMBER)  # "沪A3K729", "3B-208", "E-41": one code
@@ -257,6 +263,15 @@ def _zh_word_starts(text: str) -> dict[int, str]:
 
 # A team said by its name: 蓝鲸队, 飞虎队 (after 是, 叫, 对阵 ...; 第一队 is an ordinal).
 _ZH_TEAM = re.compile(r"(?<=[是叫阵战和跟打踢])(?![第一二三四五六七八九十这那])[\u4e00-\u9fff]{2,3}?队(?![长员伍友])")
+
+
+# A rate: an amount before "一 + measure" (七十五一亩: 一 after a units digit ends no number) or
+# right after it (一亩八十块, 一袋八十).
+_ZH_MEASURES = re.sub(r"[十百千万两]", "", _ZH_CLASSIFIERS)  # 一千二 is a number, not "per thousand"
+_ZH_RATE = re.compile(
+    rf"(?P<amount>[{_ZH_NUM}]*[十百千][一二三四五六七八九])(?P<per>一[{_ZH_MEASURES}])"
+    rf"|(?<![{_ZH_NUM}])(?P<per2>一[{_ZH_MEASURES}])(?=(?:[{_ZH_NUM}]{{2,}}[块元]?|[{_ZH_NUM}][块元])(?:[，。,.！!？?；;]|$))"  # 一米一 is 1.1 metres
+)
 
 
 def _zh_segmented_places(text: str) -> list[tuple[int, int]]:

@@ -30,6 +30,7 @@ from sotto.memory.items import (
     KIND_ITEM,
     KIND_NAME,
     KIND_NUMBER,
+    KIND_NOTE,
     KIND_PLACE,
     KIND_QUANTITY,
     KIND_TIME,
@@ -95,9 +96,9 @@ def number_of(text: str) -> float | None:
     """The leading number of a value: "eight people" -> 8, "250 mg" -> 250, "二十个" -> 20,
     "two hundred and forty pounds" -> 240, 一千二百六十元 -> 1260, "a dozen eggs" -> 12."""
     t = text.strip()
-    m = re.match(r"[$£€¥]?\s*(\d+(?:\.\d+)?)", t)
+    m = re.match(r"[$£€¥]?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)", t)
     if m:
-        return float(m.group(1))
+        return float(m.group(1).replace(",", ""))  # "3,000" is three thousand
     zh = re.match(r"[零〇一二两三四五六七八九十百千万]+", t)
     if zh:
         value = number_value(zh.group(0), "zh")
@@ -228,7 +229,7 @@ def decide_values(
         for v in statement.values:
             if v.negated or v in maybe:
                 continue
-            same = [s for s in stored if _same_value(s, v.text)]
+            same = [s for s in stored if _same_value(s, v.text) or _part_of_name(s, v)]  # "Ravi's got the flu" names Ravi Menon
             mentioned += same
             # "Saturday's changed hands": what was said with Saturday (Nadia drives) changes too.
             for anchor in same:
@@ -610,6 +611,8 @@ def _by_key(
             overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
         if v.key and s.key and content_stems(v.key) & _key_stems(s):
             overlap += 2  # the same key restated ("the ID is ...")
+        if v.kind == KIND_QUANTITY and s.kind == KIND_NUMBER and v.unit:
+            overlap += 2 * len(keys & content_stems(v.unit))  # "ten thousand words is the cap" after "the word limit is 12,000"
         if lang == "zh" and not (statement.change_cue or v.cue) and _zh_sibling_text(statement.text, s.key):
             overlap = 0  # "无铅的用三百六十度" after "有铅焊锡用三百二十度": another thing of the same sort
         scored.append((overlap, order, s))
@@ -619,7 +622,8 @@ def _by_key(
     overlap, _, target = best
     # A total said after an addition is the new count, not another one: "the shower tray wants
     # doing as well, so two tubes", 小姑一家也过来，这样就十五个人了, 菜也加到十个.
-    total = _TOTAL_BEFORE.search(statement.text[max(0, v.start - 24): v.start]) is not None
+    total = _TOTAL_BEFORE.search(statement.text[max(0, v.start - 24): v.start]) is not None or (
+        lang == "zh" and v.kind == KIND_QUANTITY and statement.text[v.end: v.end + 1] in ("了", "啦"))  # 又过来俩，二十四个人了: the count now
     adds = statement.additive and not statement.change_cue and not total
     if overlap > 0:
         if adds:
@@ -993,9 +997,10 @@ def replace_in_items(items: list[Item], old: str, new: str, skip: Item | None = 
     from sotto.memory.patch import replace_everywhere
 
     out: list[Item] = []
+    amount = _is_bare_number(old)
     for item in items:
-        if item is skip:
-            out.append(item)
+        if item is skip or (amount and skip is not None and item.kind not in (KIND_NOTE, skip.kind)):
+            out.append(item)  # "two" wetsuits made one: the "two" of "two o'clock" is another value
             continue
         value = replace_everywhere(item.value, old, new)
         key = replace_everywhere(item.key, old, new)
