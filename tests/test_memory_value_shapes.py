@@ -313,3 +313,11 @@ def test_a_chinese_rate_is_an_amount_per_measure() -> None:
 def test_a_bare_amount_replaced_in_a_count_stays_in_a_clock_time() -> None:
     text = say("Lesson at two o'clock.", "We need boots, two of them.", "Just the one pair of boots.").memory_text()
     assert "two o'clock" in text, text
+
+
+def test_a_person_already_named_said_with_anothers_whole_key_takes_that_place() -> None:
+    state = say("Leon drives on Saturday.", "Ines handles the tickets.", "Leon's car is in the garage. Ines is driving Saturday.")
+    names = [(i.value, i.key) for i in state.all_items() if i.kind == "name"]
+    assert "Leon" not in [n for n, _ in names] and ("Ines", "drives") in names, names
+    both = say("Sam's bringing the cake.", "Ana's bringing drinks, and Ana sets up.", "Ana's bringing cups too.").all_items()
+    assert {"Sam", "Ana"} <= {i.value for i in both if i.kind == "name"}  # "bringing" is only part of Sam's key

@@ -370,6 +370,19 @@ def decide_values(
             out.consumed.add(id(v))  # "Flat 41, my bad. Forty-one.": the number said again in words
             continue
         again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang) or (_amount_without_unit(s, v) and s.turn != turn)]
+        if decision is None and again and v.kind == KIND_NAME and lang != "zh" and not statement.additive:
+            # "Joel's opening Tuesday" after "Priya opens": a person already stored, said with the
+            # whole key of another person's value, takes that place.
+            said_of = content_stems(v.context) - content_stems(v.text)
+            holders = [s for s in candidates if s.kind == KIND_NAME and s not in again and _key_stems(s) and _key_stems(s) <= said_of
+                       and not _key_stems(s) & _key_stems(again[0])]
+            if len(holders) == 1 and len([o for o in statement.values if o.kind == KIND_NAME]) == 1:
+                new_item.key = holders[0].key
+                decision = Decision(UPDATE, new_item, holders[0], "a person already named, said with another's key")
+                out.consumed.add(id(v))
+                out.decisions.append(decision)
+                current = [c for c in current if c is not holders[0]]
+                continue
         if decision is None and again:
             out.consumed.add(id(v))
             out.decisions.append(Decision(NOOP, None, again[0], "said again"))
