@@ -321,3 +321,10 @@ def test_a_person_already_named_said_with_anothers_whole_key_takes_that_place() 
     assert "Leon" not in [n for n, _ in names] and ("Ines", "drives") in names, names
     both = say("Sam's bringing the cake.", "Ana's bringing drinks, and Ana sets up.", "Ana's bringing cups too.").all_items()
     assert {"Sam", "Ana"} <= {i.value for i in both if i.kind == "name"}  # "bringing" is only part of Sam's key
+
+
+def test_a_bare_number_in_a_turn_that_names_a_stored_label_is_that_labelled_number() -> None:
+    text = say("Mum's on ward 7, bed by the window.", "They've changed wards overnight, the nurse said. Twelve now.").memory_text()
+    assert "ward Twelve" in text and "ward 7" not in text, text
+    kept = say("Box three holds the cables, nine of them.", "Wait, box three, I miscounted. Eleven of them.").memory_text()
+    assert "Box three" in kept, kept  # the label says which box: the other number is another thing

@@ -969,7 +969,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 patch.add_names.append(name)
             st.values = [v for v in st.values if v.text != name and name not in v.text]
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
-        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people)
+        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
+                               earlier_text=" ".join(sentences[:index]))
         named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
         if st.values:  # a sentence with no value keeps what was ruled out before: "Hannah's off? Oh. Jess then."

@@ -213,6 +213,7 @@ def decide_values(
     earlier_olds: list[Value] | None = None,
     earlier_mentioned: list[Item] | None = None,
     earlier_names: list[Item] | None = None,
+    earlier_text: str = "",
 ) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
@@ -300,6 +301,9 @@ def decide_values(
         new_item = Item(key=key, value=v.text if not (v.kind == KIND_PLACE and v.prep and lang == "en") else f"{v.prep} {v.text}", kind=v.kind, turn=turn)
         # Values said together in one sentence never replace each other ("Tuesdays and Thursdays").
         candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang) and s not in steady]
+        # "He moved rooms. Twenty-one now.": a bare number is the labelled one whose label the turn says.
+        relabelled = [s for s in current if id(s) in stored_ids and s not in candidates and _label_said(s, v, statement, earlier_text)]
+        candidates += relabelled
         decision: Decision | None = None
         if _STEADY.search(v.context) and not v.negated:
             # "Neil stays at half eleven", "Freddos stay as they are": said as unchanged, it replaces nothing.
@@ -388,7 +392,7 @@ def decide_values(
             out.decisions.append(Decision(NOOP, None, again[0], "said again"))
             continue
         if decision is None and candidates:
-            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored))
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored), relabelled=relabelled)
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
             # in the same turn: the new one takes the place of the one named. Within one sentence
@@ -440,6 +444,9 @@ def decide_values(
             if v.kind == KIND_QUANTITY and decision.target.kind == KIND_QUANTITY and lang != "zh":
                 new_item.value = _with_modifiers(decision.target.value, new_item.value)  # "six hinges" after "two brass hinges"
             keep_unit(new_item, decision.target, lang)
+            if relabelled and decision.target in relabelled:
+                new_item.value = _relabelled(decision.target.value, v.text)  # "room 12" -> "room Twenty-one"
+                new_item.key = decision.target.key
             out.replaced.append((decision.target.value, new_item.value))
             current = [s for s in current if s is not decision.target] + [new_item]
         else:
@@ -556,7 +563,7 @@ def _hour_of(time: str) -> int | None:
 
 def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
-    mentioned: list[Item] | None = None, *, fresh: bool = False,
+    mentioned: list[Item] | None = None, *, fresh: bool = False, relabelled: list[Item] | None = None,
 ) -> Decision | None:
     """`fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
     five frames"): a count of the same unit is then that new thing's, not a correction."""
@@ -612,6 +619,8 @@ def _by_key(
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text) and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
             overlap += 4  # "the bottom says gen three" after "gen two": the label is the key ("Hive two, five frames" opens another hive)
+        if relabelled and s in relabelled:
+            overlap += 4  # "bumped to eleven" after "table nine", the table said: the table's number
         if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text) and not any(c is not s and _key_stems(c) & own for c in candidates):
             # "17:24" after "17:42": the same time, its digits read in another order (unless the
             # value's own words name another time: "Pip's slot is 12:10" after "Ada's 12:01").
@@ -969,6 +978,27 @@ def _label(text: str) -> str:
     label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|and|a|point)\b", " ", text.lower()).strip()
     label = " ".join(w for w in label.split() if not (len(w) == 1 and w.isalpha()))  # "pack A", "rev D": the letter is the number
     return label
+
+
+def _label_said(stored: Item, v: Value, statement: Statement, earlier_text: str) -> bool:
+    """A stored number said with a word label ("room 12", "table nine") and a bare number said in a
+    turn that names the label ("moved rooms", "the big table"), but not before a number ("hive two,
+    I missed a frame. Six of brood": the label says which one, the other number is another thing)."""
+    if stored.kind != KIND_NUMBER or v.kind != KIND_NUMBER or not _is_bare_number(v.text) or v.negated:
+        return False
+    label = _label(stored.value)
+    if not label or not label.isalpha() or stem(label) not in statement.frame_keys | content_stems(earlier_text):
+        return False
+    before_a_number = rf"\b{re.escape(label)}s?\s+(?:\d|(?:{EN_NUMBER_WORDS})\b)"
+    return re.search(before_a_number, f"{earlier_text} {statement.text}", re.I) is None
+
+
+def _relabelled(old: str, number: str) -> str:
+    label = _label(old)
+    m = re.search(rf"\b{re.escape(label)}\b", old, re.I)
+    if m is None:
+        return number
+    return f"{old[: m.end()]} {number}" if m.start() == 0 else f"{number} {old[m.start():]}"
 
 
 def _titled(name: str) -> bool:
