@@ -328,3 +328,28 @@ def test_a_bare_number_in_a_turn_that_names_a_stored_label_is_that_labelled_numb
     assert "ward Twelve" in text and "ward 7" not in text, text
     kept = say("Box three holds the cables, nine of them.", "Wait, box three, I miscounted. Eleven of them.").memory_text()
     assert "Box three" in kept, kept  # the label says which box: the other number is another thing
+
+
+def test_the_last_two_in_an_admission_are_digits_not_a_value() -> None:
+    text = say("The deposit is 60 pounds and the order number is 7731-0486.", "Order number's 7731-0468. I swapped the last two.").memory_text()
+    assert "60 pounds" in text and "7731-0468" in text and "7731-0486" not in text, text
+
+
+def test_an_end_of_a_stored_range_said_again_changes_nothing() -> None:
+    text = say("My shift on Friday is 9 pm till 3 am.", "Priti takes over from me at 3, her number is 07700 900 214.").memory_text()
+    assert "9 pm till 3 am" in text, text
+
+
+def test_the_week_a_sentence_is_said_in_is_no_new_day() -> None:
+    text = say("The show is on Sunday the 3rd, I'm riding Jasper.", "Jasper's off his food this week so I'll ride Minty instead.").memory_text()
+    assert "Sunday the 3rd" in text and "Minty" in text, text
+
+
+def test_a_capitalised_cue_word_inside_a_name_is_no_cue() -> None:
+    from sotto.memory.language import has_change_cue
+
+    assert not has_change_cue("The logs come from Lower Farm Woods.", "en")
+    assert not has_change_cue("Meet me at New Road Garage.", "en")
+    assert has_change_cue("Now it's Tuesday.", "en") and has_change_cue("It's at the new hall.", "en")
+    text = say("The fair is at Hillside School on Saturday.", "The bunting comes from Lower Mead Farm, they're lending 40 metres.").memory_text()
+    assert "Hillside School" in text, text

@@ -16,7 +16,8 @@ from sotto.memory.text import stem
 # Talk about the talk: an admission or a self-repair. Removed from what is stored; its
 # presence says the sentence repairs something said earlier.
 EN_ADMISSIONS = re.compile(
-    r"\b(?:i (?:said|read|got|heard|wrote|typed|had|put|gave you|told you|remembered|misread|misspoke|mixed)"
+    r"\b(?:i (?:mixed up|swapped|switched|flipped|transposed|reversed|got) the (?:last|first|middle|final|end) (?:two|three|four|2|3|4)(?: (?:digits|numbers|letters))?(?: (?:round|around|wrong|the wrong way round))?"  # "the last two" are digits, not a value
+    r"|i (?:said|read|got|heard|wrote|typed|had|put|gave you|told you|remembered|misread|misspoke|mixed)"
     r"(?: (?:it|that|this|them|those|the \w+|you the \w+|\w+ and \w+))?(?: (?:wrong|incorrectly|mixed up|up|wrong before|backwards))"
     r"|i misread(?: it| that)?|i misspoke|i misheard(?: it| that| the \w+)?|i (?:transposed|swapped|flipped) (?:the|two|some)? ?(?:digits|numbers|letters)|(?:the )?digits (?:were|are) (?:swapped|the wrong way round)|i mixed (?:it|that|this|them|those|\w+ and \w+|the \w+ and the \w+) up|i mixed up (?:the \w+|\w+ and \w+|them)"
     r"|i got (?:it|that|them) (?:mixed up|backwards|wrong)|(?:that was|that's|it was|my) (?:a )?(?:mistake|typo|bad|error|slip)"
@@ -171,7 +172,14 @@ def is_tag_check(text: str, lang: str) -> bool:
 
 
 def has_change_cue(text: str, lang: str) -> bool:
-    return (ZH_CHANGE_CUES if lang == "zh" else EN_CHANGE_CUES).search(text) is not None
+    if lang == "zh":
+        return ZH_CHANGE_CUES.search(text) is not None
+    return any(not _in_a_name(text, m) for m in EN_CHANGE_CUES.finditer(text))
+
+
+def _in_a_name(text: str, m: re.Match[str]) -> bool:
+    # "Lower Mill Woods", "New Street": a capitalised cue word inside a sentence is part of a name.
+    return m.group(0)[:1].isupper() and m.start() > 0 and re.search(r"[.!?:;]\s*$|^\s*$", text[: m.start()]) is None
 
 
 # Cues that decide for the whole sentence, wherever they stand: a preference between values.

@@ -301,6 +301,9 @@ def decide_values(
         new_item = Item(key=key, value=v.text if not (v.kind == KIND_PLACE and v.prep and lang == "en") else f"{v.prep} {v.text}", kind=v.kind, turn=turn)
         # Values said together in one sentence never replace each other ("Tuesdays and Thursdays").
         candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang) and s not in steady]
+        if v.kind == KIND_DATE and _PRESENT_PERIOD.fullmatch(v.text.strip()):
+            # "Moss has gone lame this week": the period the sentence is said in, not a new day for anything.
+            candidates = [s for s in candidates if s.kind != KIND_DATE or _PRESENT_PERIOD.fullmatch(s.value.strip())]
         # "He moved rooms. Twenty-one now.": a bare number is the labelled one whose label the turn says.
         relabelled = [s for s in current if id(s) in stored_ids and s not in candidates and _label_said(s, v, statement, earlier_text)]
         candidates += relabelled
@@ -362,7 +365,7 @@ def decide_values(
                 target = max(ranges, key=lambda s: (s.turn, candidates.index(s)))
                 first, sep, last = _RANGE_SPLIT.split(target.value, maxsplit=1)[0], _RANGE_SPLIT.search(target.value).group(0), _RANGE_SPLIT.split(target.value, maxsplit=1)[-1]  # type: ignore[union-attr]
                 start_said = end.group("start") is not None
-                if not _same_value(Item(key="", value=last if not start_said else first, kind=KIND_TIME), v.text):
+                if not any(_same_value(Item(key="", value=end_value, kind=KIND_TIME), v.text) for end_value in (first, last)):  # an end said again changes nothing
                     new_item.value = f"{v.text}{sep}{last}" if start_said else f"{first}{sep}{v.text}"
                     new_item.key = target.key
                     decision = Decision(UPDATE, new_item, target, "one end of a stored range")
@@ -524,6 +527,9 @@ def _same_value(item: Item, text: str) -> bool:
         return True
     if item.kind == KIND_TIME and _same_clock(item.value, text):
         return True  # "half one" names the stored "1:30"
+    if item.kind == KIND_TIME and _RANGE_SPLIT.search(item.value) and not _RANGE_SPLIT.search(text):
+        # "takes over from me at 2" names the end of the stored "10 pm till 2 am"
+        return any(_same_value(Item(key="", value=end.strip(), kind=KIND_TIME), text) for end in _RANGE_SPLIT.split(item.value) if end.strip())
     if item.kind == KIND_TIME:
         # "Two's when they clear lunch" names the stored "2 pm": a bare hour is that time.
         hour = _hour_of(a2)
@@ -735,7 +741,7 @@ _TOTAL_BEFORE = re.compile(
 _RANGE_SPLIT = re.compile(r"\s*(?:\bto\b|\btill\b|\buntil\b|–|-(?=\s*\d)|到|至)\s*")
 _RANGE_END_SAID = re.compile(
     r"(?P<end>\b(?:finish|finishing|finishes|end|ends|ending|until|till|done by|wrap up|close|closing|out by)\b|下班|结束|收工|散场|截止)"
-    r"|(?P<start>\b(?:start|starting|starts|begin|beginning|begins|from|kick off|open|opening)\b|上班|开始|开工|开场)",
+    r"|(?P<start>\b(?:start|starting|starts|begin|beginning|begins|from(?! (?:me|him|her|them|us|you)\b)|kick off|open|opening)\b|上班|开始|开工|开场)",  # "takes over from me at 2": no start
     re.I,
 )
 
@@ -978,6 +984,9 @@ def _label(text: str) -> str:
     label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|and|a|point)\b", " ", text.lower()).strip()
     label = " ".join(w for w in label.split() if not (len(w) == 1 and w.isalpha()))  # "pack A", "rev D": the letter is the number
     return label
+
+
+_PRESENT_PERIOD = re.compile(r"this (?:week|month|year|term|season)|这周|本周|这个?星期|这个月|本月|今年", re.I)
 
 
 def _label_said(stored: Item, v: Value, statement: Statement, earlier_text: str) -> bool:
