@@ -353,3 +353,10 @@ def test_a_capitalised_cue_word_inside_a_name_is_no_cue() -> None:
     assert has_change_cue("Now it's Tuesday.", "en") and has_change_cue("It's at the new hall.", "en")
     text = say("The fair is at Hillside School on Saturday.", "The bunting comes from Lower Mead Farm, they're lending 40 metres.").memory_text()
     assert "Hillside School" in text, text
+
+
+def test_a_measure_of_each_is_no_total_of_the_count_added() -> None:
+    assert ("五十升", "quantity") in read("再加两袋营养土，五十升一袋的。", "zh") and not any(t == "一袋" for t, _ in read("再加两袋营养土，五十升一袋的。", "zh"))
+    assert any(t.startswith("一片") for t, _ in read("晚上吃钙片，一次一片。", "zh"))  # one tablet a time
+    zh = say("买三箱矿泉水。", "再加两箱矿泉水，二十四瓶一箱的。", lang="zh").memory_text()
+    assert "5箱" in zh or "五箱" in zh, zh

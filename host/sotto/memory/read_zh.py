@@ -140,7 +140,7 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         # 七十五一亩, 一袋八十: 一 and a measure beside an amount say "per", they count nothing.
         if m.group("amount"):
             add(m.start("amount"), m.end("amount"), KIND_NUMBER)
-        per = "per" if m.group("per") else "per2"
+        per = next(g for g in ("per", "per2", "per3") if m.group(g))
         taken.append((m.start(per), m.end(per)))
     for start, end in code_spans(text):
         plate = start > 0 and text[start - 1] in _ZH_PLATE_PROVINCES
@@ -271,6 +271,7 @@ _ZH_MEASURES = re.sub(r"[十百千万两]", "", _ZH_CLASSIFIERS)  # 一千二 is
 _ZH_RATE = re.compile(
     rf"(?P<amount>[{_ZH_NUM}]*[十百千][一二三四五六七八九])(?P<per>一[{_ZH_MEASURES}])"
     rf"|(?<![{_ZH_NUM}])(?P<per2>一[{_ZH_MEASURES}])(?=(?:[{_ZH_NUM}]{{2,}}[块元]?|[{_ZH_NUM}][块元])(?:[，。,.！!？?；;]|$))"  # 一米一 is 1.1 metres
+    rf"|(?<=[零〇二两三四五六七八九十百千万\d][{_ZH_MEASURES}])(?P<per3>一[{_ZH_MEASURES}])(?=的?(?:[，。,.！!？?；;]|$))"  # 五十升一袋的: fifty litres a bag (一次一片: one a time)
 )
 
 

@@ -273,7 +273,9 @@ def decide_values(
                 base = people or base
             if not base:
                 base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
-            absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta]
+            # The total of the same count ("two more friends, so eight people"), not a measure of
+            # each ("再加两袋营养土，五十升一袋的": fifty litres is the bag's size).
+            absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta and (not o.unit or not v.unit or unit_key(o.unit, lang) in (unit_key(v.unit, lang), "people"))]
             if absolute:
                 for said_total in absolute:
                     if v.unit and unit_key(said_total.unit, lang) in ("", "people"):
