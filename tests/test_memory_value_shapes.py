@@ -360,3 +360,9 @@ def test_a_measure_of_each_is_no_total_of_the_count_added() -> None:
     assert any(t.startswith("一片") for t, _ in read("晚上吃钙片，一次一片。", "zh"))  # one tablet a time
     zh = say("买三箱矿泉水。", "再加两箱矿泉水，二十四瓶一箱的。", lang="zh").memory_text()
     assert "5箱" in zh or "五箱" in zh, zh
+
+
+def test_a_few_more_then_a_total_is_the_new_count_of_the_same_thing() -> None:
+    zh = say("学校订了三十本练习册。", "老师说要多订几本，一共四十五本。", lang="zh").memory_text()
+    assert "四十五本练习册" in zh and "三十本" not in zh, zh
+    assert not any(text.startswith("几") for text, _ in read("周五好几个人要加班。", "zh"))

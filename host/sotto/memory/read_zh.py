@@ -75,7 +75,7 @@ _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|�
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
 _ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:我|他|她|我们|他们|她们|孩子)?(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|(?:已经)?(?:约|订|排|报|坐|住|挂)?满了|没货了?|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到|是(?:去年|前年|以前|之前|原来|上回|上次|老|旧)的)")  # 三百七是去年的价: the old value
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
-_ZH_WH = re.compile(r"什么|(?<!好)几(?!乎)|哪|多少|谁|怎么|来着")  # "好几个人" asks nothing
+_ZH_WH = re.compile(r"什么|(?<![好多十])几(?!乎)|哪|多少|谁|怎么|来着")  # "好几个人", "多发几个" ask nothing
 _ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
 
 
@@ -104,7 +104,7 @@ def _zh_is_question(sentence: str) -> bool:
     if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
         return False
     # "时间能不能提前到两点？", "有没有五点十分的？", "礼拜五能送不？" (A不A, a closing 不): a proposal carrying its value.
-    if re.search(r"([\u4e00-\u9fff])不\1|可不可以|可以.{0,12}吗|有没有|(?<![对是])不[？?]?$|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+    if re.search(r"((?![是对])[\u4e00-\u9fff])不\1|可不可以|可以.{0,12}吗|有没有|(?<![对是])不[？?]?$|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
     if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
         return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question
@@ -195,7 +195,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         before = text[max(0, m.start() - 3): m.start()]
         before = text[max(0, m.start() - 5): m.start()]
         less = re.search(r"(?:少|减|减少|去掉)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None  # 少拿一盒
-        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|再多|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送|来)?了?$", before) is not None
+        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|再多|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送|来|发|寄|印|备)?了?$", before) is not None
+        if m.group("num") == "几" and not (less or more):
+            continue  # "要几个": how many, or a few; no count either way
         add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
     for m in _ZH_PLACE.finditer(text):
         add(m.start("place"), m.end("place"), KIND_PLACE, prep=text[m.start()])

@@ -448,6 +448,8 @@ def decide_values(
                 new_item.kind = KIND_TIME  # "Let's say nine" for a bedtime: a time
             if v.kind == KIND_QUANTITY and decision.target.kind == KIND_QUANTITY and lang != "zh":
                 new_item.value = _with_modifiers(decision.target.value, new_item.value)  # "six hinges" after "two brass hinges"
+            if v.kind == KIND_QUANTITY and decision.target.kind == KIND_QUANTITY and lang == "zh":
+                new_item.value = _zh_with_thing(decision.target.value, new_item.value)  # 三十五个 after 二十个手机: 三十五个手机
             keep_unit(new_item, decision.target, lang)
             if relabelled and decision.target in relabelled:
                 new_item.value = _relabelled(decision.target.value, v.text)  # "room 12" -> "room Twenty-one"
@@ -926,6 +928,20 @@ def _respelled(new: str, old: str, lang: str) -> bool:
 
 
 _EN_COUNT_LEAD = re.compile(rf"^(?:\d+(?:\.\d+)?|(?:(?:{EN_NUMBER_WORDS})\b(?:\s+and\s+|[- ])?)+)\s+", re.I)
+
+
+_ZH_COUNT_LEAD = re.compile(r"^[零〇一二两三四五六七八九十百千万\d.]+(?:多|来)?")
+
+
+def _zh_with_thing(old: str, new: str) -> str:
+    """A new count said with its measure word only keeps the thing the old count counted."""
+    old_lead, new_lead = _ZH_COUNT_LEAD.match(old), _ZH_COUNT_LEAD.match(new)
+    if old_lead is None or new_lead is None:
+        return new
+    old_rest, new_rest = old[old_lead.end():], new[new_lead.end():]
+    if len(new_rest) == 1 and old_rest.startswith(new_rest) and len(old_rest) > 1:
+        return new + old_rest[1:]
+    return new
 
 
 def _with_modifiers(old: str, new: str) -> str:
