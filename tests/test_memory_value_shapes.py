@@ -366,3 +366,8 @@ def test_a_few_more_then_a_total_is_the_new_count_of_the_same_thing() -> None:
     zh = say("学校订了三十本练习册。", "老师说要多订几本，一共四十五本。", lang="zh").memory_text()
     assert "四十五本练习册" in zh and "三十本" not in zh, zh
     assert not any(text.startswith("几") for text, _ in read("周五好几个人要加班。", "zh"))
+
+
+def test_the_rest_of_a_sentence_that_cancels_is_still_said() -> None:
+    text = say("Mia goes to the pool on Friday.", "Her bag needs goggles, a towel and a swim cap.", "Forget the swim cap, the coach hands out club ones.").memory_text()
+    assert "swim cap" not in text and "club ones" in text and "goggles" in text, text
