@@ -371,3 +371,10 @@ def test_a_few_more_then_a_total_is_the_new_count_of_the_same_thing() -> None:
 def test_the_rest_of_a_sentence_that_cancels_is_still_said() -> None:
     text = say("Mia goes to the pool on Friday.", "Her bag needs goggles, a towel and a swim cap.", "Forget the swim cap, the coach hands out club ones.").memory_text()
     assert "swim cap" not in text and "club ones" in text and "goggles" in text, text
+
+
+def test_a_choice_then_the_thing_it_replaces_ruled_out() -> None:
+    text = say("The picnic is on Saturday.", "Jo's bringing crisps and I'm making a pasta salad.", "Sausage rolls from me, I've gone off the pasta salad idea.").memory_text()
+    assert "Sausage rolls" in text and "pasta salad" not in text, text
+    kept = say("The picnic is on Saturday.", "Jo's bringing crisps.", "Scones from me, I've gone off the flapjack idea.").memory_text()
+    assert "crisps" in kept, kept  # nothing stored was ruled out: nothing is replaced

@@ -716,6 +716,27 @@ _EN_CHOSEN = re.compile(
 _NOT_A_CHOICE = re.compile(r"^(?:it|that|this|them|those|one|me|us|him|her|you|there|here|now|then|ok|okay|yes|no|fine|good|great|please|thanks)$", re.I)
 
 
+# A choice, then what it replaces, ruled out: "Lemon tart from me, I've gone off the quiche idea."
+_EN_CHOSEN_OVER = re.compile(
+    r"^(?P<new>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: (?:from|for) (?:me|us|him|her|them))?,\s*(?:i|we|he|she|they)(?:'ve|'s| have| has)"
+    r" (?:gone off|gone cold on|decided against|changed (?:my|our|his|her|their) minds? about|gone off the idea of) (?:the |a |an |that )?(?P<old>[a-z][\w'-]*(?: [\w'-]+){0,2}?)(?: idea| one| plan)?\s*[.!]?$",
+    re.I,
+)
+
+
+def _chosen_over(sentence: str, state: SessionState, turn: int) -> tuple[str, str] | None:
+    """(old, new) for a choice said with what it replaces ruled out after it, when a note or an
+    item of an earlier turn says the old thing."""
+    m = _EN_CHOSEN_OVER.search(sentence.strip())
+    if m is None:
+        return None
+    old, new = m.group("old"), m.group("new")
+    said = [i.value for i in state.all_items() if i.turn != turn and i.kind in ("note", "item")] + [state.current_task]
+    if not any(re.search(rf"\b{re.escape(old)}\b", text, re.I) for text in said):
+        return None
+    return old, new
+
+
 def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> tuple[str, str] | None:
     """(old, new): a choice at the end of a sentence, and a stored thing named earlier in the turn
     (or earlier in the sentence) that is not part of the choice."""
@@ -1006,6 +1027,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
             if swap is None and lang == "en" and not additive_turn and not st.additive:
                 swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state, turn)
+            if swap is None and lang == "en":
+                swap = _chosen_over(sentence, w.state, turn)
             if swap is None and lang == "zh":
                 swap = _zh_moved_to(st.text, "".join(sentences[:index]), w.state)
             if swap is not None:
