@@ -378,3 +378,10 @@ def test_a_choice_then_the_thing_it_replaces_ruled_out() -> None:
     assert "Sausage rolls" in text and "pasta salad" not in text, text
     kept = say("The picnic is on Saturday.", "Jo's bringing crisps.", "Scones from me, I've gone off the flapjack idea.").memory_text()
     assert "crisps" in kept, kept  # nothing stored was ruled out: nothing is replaced
+
+
+def test_rather_than_names_the_old_thing() -> None:
+    text = say("Get a sponge cake for the party.", "I'd like a cheesecake rather than a sponge cake, she loves cheesecake.").memory_text()
+    assert "Get a cheesecake" in text and "sponge" not in text, text
+    van = say("Pack the blue tent for the trip.", "We'll take the camper van rather than the blue tent, it's going to pour.").memory_text()
+    assert "Pack the camper van" in van and "We'll" not in van, van

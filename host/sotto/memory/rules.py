@@ -55,7 +55,7 @@ _EN_CORRECTIONS = [
     re.compile(rf"\breplace\s+(?:the\s+|my\s+)?(?P<old>{_NO_PUNCT}+?)\s+with\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\b(?:swap|exchange|trade)\s+(?:out\s+)?(?:the\s+|my\s+|our\s+)?(?P<old>{_NO_PUNCT}+?)\s+(?:for|with)\s+(?P<new>{_NO_PUNCT}+)", re.I),
     re.compile(rf"\binstead of\s+(?P<old>{_NO_PUNCT}+?)\s*,\s*(?P<new>{_NO_PUNCT}+)", re.I),
-    re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s+instead of\s+(?P<old>{_NO_PUNCT}+)", re.I),
+    re.compile(rf"(?P<new>{_NO_PUNCT}+?)\s+(?:instead of|rather than|in place of)\s+(?P<old>{_NO_PUNCT}+)", re.I),
     re.compile(rf"(?P<new>\b\w[\w-]*(?: \w[\w-]*)?)\s+(?:would|will|might|is|looks?|sounds?|seems?|works?)?\s*(?:be |look |sound |work )?(?:better|nicer|preferable) than\s+(?P<old>{_NO_PUNCT}+?)(?:\s+for\b{_NO_PUNCT}*)?$", re.I),
     re.compile(r"\bmore\s+(?P<new>[a-z][\w-]*)\s+than\s+(?P<old>[a-z][\w-]*)\b", re.I),  # "it's more navy than black"
     re.compile(r"\b(?P<new>[a-z][\w-]*)\s+over\s+(?P<old>[a-z][\w-]*)\b(?!\s+(?:the|a|an|to|there|here)\b)", re.I),  # "I'd go dove over charcoal"
@@ -150,10 +150,18 @@ def _found_in(state: SessionState, value: str) -> bool:
     return value.lower() in text.lower()
 
 
+_EN_CHOOSING = re.compile(
+    r"^(?:(?:i|we|you|they|he|she)(?:'ll|'d| will| would| should)? (?:really )?(?:like|need|want|take|have|get|use|go with|go for|do|prefer|book|pick|choose|bring|try)"
+    r"(?: to (?:take|have|get|use|bring|try|book))?|let's (?:take|have|get|use|do|go with|go for|book|try))\s+",
+    re.I,
+)
+
+
 def _refine(old: str, new: str) -> tuple[str, str]:
     """Trim both sides to what actually changed, aligned by entity kind."""
     # "会议室换成五楼" -> "五楼": the value follows the verb of change.
     new = re.split(r"改成|换成|改为|改到|换为|变成|换到", new)[-1]
+    new = _EN_CHOOSING.sub("", new.strip())  # "We'll take the camper van rather than ...": the thing chosen
     old_core, new_core = _core(old), _core(new)
     kind = entity_kind(old_core)
     if kind:
