@@ -277,10 +277,8 @@ _ZH_RATE = re.compile(
 )
 
 
-def _zh_segmented_places(text: str) -> list[tuple[int, int]]:
-    """A place name after 在, 到, 去 that jieba tags as a place, or as a name ending the clause
-    (考点在闵行, 搬到海淀): the preposition says it is a place, whatever the tagger thought."""
-    out: list[tuple[int, int]] = []
+def _zh_words_at(text: str) -> list[tuple[int, str, str]]:
+    """jieba's words with where each starts in `text` and its part of speech."""
     pos = 0
     words: list[tuple[int, str, str]] = []
     for word, flag in _jieba_tokenizer().cut(text):
@@ -289,6 +287,14 @@ def _zh_segmented_places(text: str) -> list[tuple[int, int]]:
             continue
         pos = start + len(word)
         words.append((start, word, flag))
+    return words
+
+
+def _zh_segmented_places(text: str) -> list[tuple[int, int]]:
+    """A place name after 在, 到, 去 that jieba tags as a place, or as a name ending the clause
+    (考点在闵行, 搬到海淀): the preposition says it is a place, whatever the tagger thought."""
+    out: list[tuple[int, int]] = []
+    words = _zh_words_at(text)
     for i, (start, word, flag) in enumerate(words[1:], 1):
         before = words[i - 1][1]
         after = text[start + len(word): start + len(word) + 1]
@@ -304,14 +310,7 @@ def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
     """Person names jieba's tagger finds (刘建, 陈浩, 阿凯, and Latin names such as Tony),
     kept only when they look like names: a surname or 阿/小/老 first, two or three characters."""
     out: list[tuple[int, int]] = []
-    pos = 0
-    words: list[tuple[int, str, str]] = []
-    for word, flag in _jieba_tokenizer().cut(text):
-        start = text.find(word, pos)
-        if start < 0:
-            continue
-        pos = start + len(word)
-        words.append((start, word, flag))
+    words = _zh_words_at(text)
     merged: list[tuple[int, str, str]] = []
     for start, word, flag in words:
         last = merged[-1] if merged else None

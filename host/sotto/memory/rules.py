@@ -942,9 +942,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 result.removed += doomed
                 result.decisions += [Decision(DELETE, None, d, "cancelled") for d in doomed]
                 patch.drop_items.append(_core(cancel.group("what")))
-                rest = body[cancel.end():].strip(" ,;")
-                if len(re.findall(r"\w+", rest)) >= 3:
-                    sentences.insert(index + 1, rest)  # "Forget the torch, his leader's lending him a lantern": the rest is said too
+                said_after = body[cancel.end():].strip(" ,;")
+                if len(re.findall(r"\w+", said_after)) >= 3:
+                    sentences.insert(index + 1, said_after)  # "Forget the torch, his leader's lending him a lantern": the rest is said too
                 continue
         retract = (_ZH_RETRACT if lang == "zh" else _EN_RETRACT).search(body)
         retracted_part = False
