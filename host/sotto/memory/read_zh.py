@@ -255,12 +255,7 @@ def zh_words(text: str) -> list[tuple[str, str]]:
 
 def _zh_word_starts(text: str) -> dict[int, str]:
     """Where each jieba word starts in `text`, with its part of speech."""
-    out: dict[int, str] = {}
-    pos = 0
-    for word, flag in zh_words(text):
-        out[pos] = flag
-        pos += len(word)
-    return out
+    return {start: flag for start, _, flag in _zh_words_at(text)}
 
 
 # A team said by its name: 蓝鲸队, 飞虎队 (after 是, 叫, 对阵 ...; 第一队 is an ordinal).
@@ -277,8 +272,10 @@ _ZH_RATE = re.compile(
 )
 
 
-def _zh_words_at(text: str) -> list[tuple[int, str, str]]:
-    """jieba's words with where each starts in `text` and its part of speech."""
+@functools.lru_cache(maxsize=256)
+def _zh_words_at(text: str) -> tuple[tuple[int, str, str], ...]:
+    """jieba's words with where each starts in `text` and its part of speech (one cut per
+    sentence: the quantity, place and name readers all ask)."""
     pos = 0
     words: list[tuple[int, str, str]] = []
     for word, flag in _jieba_tokenizer().cut(text):
@@ -287,7 +284,7 @@ def _zh_words_at(text: str) -> list[tuple[int, str, str]]:
             continue
         pos = start + len(word)
         words.append((start, word, flag))
-    return words
+    return tuple(words)
 
 
 def _zh_segmented_places(text: str) -> list[tuple[int, int]]:
