@@ -463,3 +463,25 @@ def test_a_barge_in_before_the_decision_sends_nothing_and_says_why(tmp_path: Pat
     assert agent.turns[1].prior_side_effects == ()
     # The memory is told: it must not keep "lamp on" for a lamp the board never heard of.
     assert [w[1] for w in agent.withdrawn] == [("lamp on",)]
+
+
+def test_a_reply_still_running_when_the_input_ends_is_cancelled_after_a_bound(tmp_path: Path) -> None:
+    agent = FakeAgent(script={1: [Delay(5.0), "too late"]})
+    session, port, recognizer, _ = make_session(tmp_path, agent, config=VoiceConfig(end_reply_s=0.5))
+
+    async def main() -> UsageRecord:
+        clock = clock_of(session)
+        task = asyncio.create_task(session.run())
+        await clock.run_until(lambda: session.phase == Phase.LISTENING)
+        user_says(port, recognizer, 1, "hm", "think hard")
+        await clock.run_until(lambda: agent.turns != [])
+        started = clock.now()
+        port.close()  # the board leaves while the answer is still being made
+        await clock.run_until(task.done, what="the session's end")
+        assert clock.now() - started < 5.0  # not held open for the whole answer
+        session.runner.close()
+        return task.result()
+
+    usage = asyncio.run(main())
+    assert usage.status == "completed"
+    assert usage.turns[0].stop_reason == "cancelled"

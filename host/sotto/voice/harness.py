@@ -58,6 +58,7 @@ class VoiceConfig:
     stop_confirm_timeout_s: float = 1.0  # wait this long for PLAYBACK stopped after STOP
     drain_margin_s: float = 2.0  # beyond the audio's own length, when waiting for PLAYBACK drained
     max_held_audio_s: float = 15.0  # mic audio kept while a barge-in completes
+    end_reply_s: float = 10.0  # after the board's input ends, a reply still being made gets this long, then is cancelled
 
 
 _END = object()
@@ -162,7 +163,10 @@ class VoiceSession:
         for transcript in self._take_pending_finals():
             self._on_transcript(transcript)
         if self._reply is not None and self._reply.task is not None:
-            await asyncio.wait({self._reply.task})
+            # The board is gone: a reply can no longer be heard, and one stuck on the link (audio
+            # with nowhere to go) must not hold the session open. _close cancels what is left.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await self.clock.wait_for(asyncio.shield(self._reply.task), self.config.end_reply_s)
 
     async def _close(self, status: str, reason: str) -> None:
         if self._closed:
