@@ -732,17 +732,14 @@ _EN_CHOSEN_OVER = re.compile(
 )
 
 
-def _chosen_over(sentence: str, state: SessionState, turn: int) -> tuple[str, str] | None:
-    """(old, new) for a choice said with what it replaces ruled out after it, when a note or an
-    item of an earlier turn says the old thing."""
+def _chosen_over(sentence: str, state: SessionState) -> tuple[str, str] | None:
+    """(old, new) for a choice said with what it replaces ruled out after it, when the state says
+    the old thing."""
     m = _EN_CHOSEN_OVER.search(sentence.strip())
     if m is None:
         return None
     old, new = m.group("old"), m.group("new")
-    said = [i.value for i in state.all_items() if i.turn != turn and i.kind in ("note", "item")] + [state.current_task]
-    if not any(re.search(rf"\b{re.escape(old)}\b", text, re.I) for text in said):
-        return None
-    return old, new
+    return (old, new) if _found_in(state, old) else None
 
 
 def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> tuple[str, str] | None:
@@ -1036,7 +1033,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             if swap is None and lang == "en" and not additive_turn and not st.additive:
                 swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state, turn)
             if swap is None and lang == "en":
-                swap = _chosen_over(sentence, w.state, turn)
+                swap = _chosen_over(sentence, w.state)
             if swap is None and lang == "zh":
                 swap = _zh_moved_to(st.text, "".join(sentences[:index]), w.state)
             if swap is not None:
