@@ -18,7 +18,7 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import ZH_FUNCTION_CHARS
 from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans, without_appositive_roles
-from sotto.text.questions import asks
+from sotto.text.questions import asks, zh_asks_with_question_word
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
 # Measure words (and the metric prefixes said before a unit: 毫升, 厘米): what a number counts.
@@ -75,7 +75,6 @@ _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|�
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
 _ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家])?(?:(?:我|他|她|我们|他们|她们|孩子)?(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|(?:已经)?(?:约|订|排|报|坐|住|挂)?满了|没货了?|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到|是(?:去年|前年|以前|之前|原来|上回|上次|老|旧)的)")  # 三百七是去年的价: the old value
 _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮我|麻烦你?|给我)")
-_ZH_WH = re.compile(r"什么|(?<![好多十])几(?!乎)|哪|多少|谁|怎么|来着")  # "好几个人", "多发几个" ask nothing
 _ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
 
 
@@ -97,19 +96,24 @@ def _zh_content_words(run: str) -> frozenset[str]:
 
 
 
+def _zh_wh(s: str) -> bool:
+    """A question word that asks (the indefinites, 好几个 and 多发几个, ask nothing), or 来着 (what was it again)."""
+    return zh_asks_with_question_word(s) or "来着" in s
+
+
 def _zh_is_question(sentence: str) -> bool:
     s = L.strip_zh_discourse(sentence)
     if _ZH_ASK_TO_TELL.match(s):
         return True
-    if _ZH_REQUEST.match(s) and not _ZH_WH.search(s):
+    if _ZH_REQUEST.match(s) and not _zh_wh(s):
         return False
     # "时间能不能提前到两点？", "有没有五点十分的？", "礼拜五能送不？" (A不A, a closing 不): a proposal carrying its value.
-    if re.search(r"((?![是对])[\u4e00-\u9fff])不\1|可不可以|可以.{0,12}吗|有没有|(?<![对是])不[？?]?$|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
+    if re.search(r"((?![是对])[\u4e00-\u9fff])不\1|可不可以|可以.{0,12}吗|有没有|(?<![对是])不[？?]?$|(?:行|可以|好|成|有(?:人|空|位置?|号)?)[吗吧][？?]?$", s) and not _zh_wh(s) and (_ZH_TIME.search(s) or _ZH_DATE.search(s) or re.search(rf"[{_ZH_NUM}]", s)):
         return False
-    if re.search(r"呢[？?]?$", s) and not _ZH_WH.search(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
+    if re.search(r"呢[？?]?$", s) and not _zh_wh(s) and (_ZH_TIME.search(s) or re.search(rf"[{_ZH_NUM}]+[号日]", s)):
         return False  # "十月六号呢？": a date proposed; "那另一个呢？" stays a question
     checks = re.search(r"是[^，,。]{0,8}吧[？?]?$", s) is not None  # "提醒是明天吧": checks a value, asks
-    if re.search(r"(?:(?<![对是])吗|(?<![对是])吧|行不行|好不好)[？?]?$", s) and not checks and not _ZH_WH.search(s) and _carries_value(_zh_values(s)):
+    if re.search(r"(?:(?<![对是])吗|(?<![对是])吧|行不行|好不好)[？?]?$", s) and not checks and not _zh_wh(s) and _carries_value(_zh_values(s)):
         return False  # "明天下午三点能来吗？": a yes/no question proposing its value ("三点对吧" checks one: a question)
     return asks(s, "zh")
 

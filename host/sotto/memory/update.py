@@ -388,10 +388,6 @@ def decide_values(
             if len(holders) == 1 and len([o for o in statement.values if o.kind == KIND_NAME]) == 1:
                 new_item.key = holders[0].key
                 decision = Decision(UPDATE, new_item, holders[0], "a person already named, said with another's key")
-                out.consumed.add(id(v))
-                out.decisions.append(decision)
-                current = [c for c in current if c is not holders[0]]
-                continue
         if decision is None and again:
             out.consumed.add(id(v))
             out.decisions.append(Decision(NOOP, None, again[0], "said again"))

@@ -130,7 +130,7 @@ def _en_asks(sentence: str) -> bool:
 
 # ------------------------------------------------------------------ Chinese
 
-_ZH_WH = re.compile(r"为什么|什么时候|什么|怎么|哪里|哪儿|哪|多少|谁|几")
+_ZH_WH = re.compile(r"为什么|什么时候|什么|怎么|哪里|哪儿|哪|多少|谁|几(?!乎)")  # 几乎 is "almost"
 # A question word used as an indefinite ("whatever", "any", "a few"), not asking.
 _ZH_INDEFINITE = re.compile(
     r"(?:什么|哪\w{0,2}|谁|多少|怎么样?|几\w{0,2})(?:都|也)"  # 什么都不想吃, 随便哪天都行, 谁都可以
@@ -142,6 +142,12 @@ _ZH_INDEFINITE = re.compile(
 _ZH_EMBEDDING = re.compile(r"不知道|不记得|不清楚|忘了|不确定")
 _ZH_A_NOT_A = re.compile(r"(\w)不\1|(\w)没\2|没有$|了没$|对不对|好不好|行不行")
 _ZH_DISCOURSE = re.compile(r"^(?:嗯|呃|哦|啊|那个|这个|就是|好|好的|对了|然后|还有)+")
+
+
+def zh_asks_with_question_word(text: str) -> bool:
+    """The text has a question word used to ask (几点, 哪天, 多少钱), not as an indefinite
+    (好几个, 多发几个, 哪天都行, 没什么)."""
+    return _ZH_WH.search(text) is not None and _ZH_INDEFINITE.search(text) is None
 
 
 def _zh_asks(sentence: str) -> bool:
@@ -156,9 +162,8 @@ def _zh_asks(sentence: str) -> bool:
     s = s.rstrip("？?")
     if s.endswith(("吗", "来着")) or (s.endswith("么") and not s.endswith(("什么", "怎么", "这么", "那么", "多么"))):
         return True  # 么 as the particle, not the end of 什么 / 怎么
-    wh = _ZH_WH.search(s) is not None
     indefinite = _ZH_INDEFINITE.search(s) is not None or _ZH_EMBEDDING.search(s) is not None
-    asks_with_wh = wh and not indefinite
+    asks_with_wh = zh_asks_with_question_word(s) and not indefinite
     if s.endswith("呢"):
         # "我的航班呢" (where is it?), "他几点到呢"; not "还早呢" (it is still early).
         return asks_with_wh or _ZH_DISCOURSE.sub("", s[:-1]).startswith(("我的", "你的", "他的", "她的", "那", "这"))
