@@ -385,3 +385,20 @@ def test_rather_than_names_the_old_thing() -> None:
     assert "Get a cheesecake" in text and "sponge" not in text, text
     van = say("Pack the blue tent for the trip.", "We'll take the camper van rather than the blue tent, it's going to pour.").memory_text()
     assert "Pack the camper van" in van and "We'll" not in van, van
+
+
+def test_a_person_said_again_alone_is_the_one_the_next_sentence_of_change_replaces() -> None:
+    text = say("Marta Silva is coordinating the bake sale.", "Owen from the office is bringing the urn at noon.",
+               "Marta's got a chest infection. Priya Shah is in charge now.").memory_text()
+    assert "Priya Shah" in text and "Marta" not in text and "Owen" in text, text
+
+
+def test_a_person_already_stored_replaces_no_one_ruled_out_beside_them() -> None:
+    text = say("We're reading Middlemarch and Persuasion this term.", "Greta chooses the books.",
+               "Greta thinks Middlemarch is too long. We're doing Cranford with Persuasion.").memory_text()
+    assert "Greta" in text and "Middlemarch" not in text and "Cranford" in text and "Persuasion" in text, text
+
+
+def test_a_proper_noun_ruled_out_is_replaced_by_one_read_as_a_place() -> None:
+    text = say("Leo's in the Maple group at nursery.", "I got that wrong, Maple was last year. He's in Birch now.").memory_text()
+    assert "Birch" in text and "Maple" not in text, text

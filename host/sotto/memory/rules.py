@@ -26,7 +26,7 @@ from sotto.memory.read_zh import _ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, names_value, replace_in_items, same_sort
+from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, names_value, replace_in_items, same_sort, same_value
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -998,13 +998,16 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 patch.add_names.append(name)
             st.values = [v for v in st.values if v.text != name and name not in v.text]
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
-        values = decide_values(st, _typed(w.stored()), turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
+        stored_before = _typed(w.stored())
+        values = decide_values(st, stored_before, turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
                                earlier_text=" ".join(sentences[:index]))
         named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
+        # A value already stored, said again ("Joanna decided the Rutter's too similar"), is no replacement.
+        given = [v for v in news if not any(same_value(s, v.text) for s in stored_before)]
         if st.values:  # a sentence with no value keeps what was ruled out before: "Hannah's off? Oh. Jess then."
             # "Gemma's on leave all next week.": what is ruled out carries unless the sentence gave its replacement.
-            rejected = [v for v in st.values if v.negated and not any(n.kind == v.kind for n in news)]
+            rejected = [v for v in st.values if v.negated and not any(n.kind == v.kind for n in given)]
         if not any(v.kind == "name" for v in st.values):
             rejected += _person_ruled_out(body, w.stored(), lang)  # "No wait, he's away that week."
         gave_nothing = not any(d.op in (ADD, UPDATE) for d in values.decisions)

@@ -222,7 +222,7 @@ def decide_values(
     out = ValueUpdate()
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
-    maybe = [v for v in statement.values if v.maybe_old and any(_same_value(s, v.text) for s in stored)]
+    maybe = [v for v in statement.values if v.maybe_old and any(same_value(s, v.text) for s in stored)]
     mentioned: list[Item] = [s for s in (earlier_mentioned or []) if s in stored]
     if statement.change_cue or statement.strong_cue or statement.admission or statement.proposal:
         # "黄老师那边换人了，现在是赵老师": a stored value named beside a new one of its kind, in
@@ -230,15 +230,16 @@ def decide_values(
         for v in statement.values:
             if v.negated or v in maybe:
                 continue
-            same = [s for s in stored if _same_value(s, v.text) or _part_of_name(s, v)]  # "Ravi's got the flu" names Ravi Menon
+            same = [s for s in stored if same_value(s, v.text) or _part_of_name(s, v)]  # "Ravi's got the flu" names Ravi Menon
             mentioned += same
             # "Saturday's changed hands": what was said with Saturday (Nadia drives) changes too.
             for anchor in same:
                 mentioned += [s for s in stored if s is not anchor and s.kind != anchor.kind and s.kind in VALUE_KINDS and _contains_value(Item(key="", value=anchor.key, kind=anchor.kind), s.value)]
     # "送回去还是一点半", "still Dr Lindqvist", "周六照旧": a value said as unchanged is no target.
-    steady = [s for s in stored if any(not v.negated and _STEADY.search(v.context) and _same_value(s, v.text) for v in statement.values)]
+    steady = [s for s in stored if any(not v.negated and _STEADY.search(v.context) and same_value(s, v.text) for v in statement.values)]
     mentioned = [s for s in mentioned if s not in steady]
     out.mentioned = mentioned
+    said_again: list[Item] = []
     olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
     news = [v for v in statement.values if not v.negated and v not in maybe]
     current = list(stored)
@@ -312,7 +313,7 @@ def decide_values(
         decision: Decision | None = None
         if _STEADY.search(v.context) and not v.negated:
             # "Neil stays at half eleven", "Freddos stay as they are": said as unchanged, it replaces nothing.
-            same = [s for s in current if _same_value(s, v.text)]
+            same = [s for s in current if same_value(s, v.text)]
             out.consumed.add(id(v))
             if same:
                 out.decisions.append(Decision(NOOP, None, same[0], SAID_AS_UNCHANGED))
@@ -323,7 +324,9 @@ def decide_values(
         # 1. the old value named in the sentence ("ends 0199, not 0190": its last digits)
         # "Carla's abroad. My neighbour Rosa Patel will be the contact": the name replaces Carla, not the role word.
         stronger = v.weak and any(n is not v and n.kind == v.kind and not n.weak for n in news)
-        for o in ([] if stronger else olds):
+        # "Joanna decided the Rutter's too similar": a person already stored, said again, replaces no one.
+        repeat = v.kind == KIND_NAME and any(same_value(s, v.text) for s in stored)
+        for o in ([] if stronger or repeat else olds):
             if _shape(o.text) != _shape(v.text) and any(n is not v and n.kind == o.kind and _shape(n.text) == _shape(o.text) for n in news):
                 continue  # "the S24s are full, so make the twenty S23": the code replaces the code
             if v.kind == KIND_DATE and _VAGUE_PERIOD.fullmatch(v.text) and not _VAGUE_PERIOD.fullmatch(o.text):
@@ -339,8 +342,9 @@ def decide_values(
                 out.consumed.add(id(o))
                 break
             hit = [
-                s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and (_same_value(s, o.text) or _contains_value(s, o.text) or _same_amount(s, o.text))
-                and (o.kind == v.kind or _kind_compatible(s, v, lang) or same_sort(s, v.kind, v.text))  # "Half eight is too early. Let's say nine."
+                s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and (same_value(s, o.text) or _contains_value(s, o.text) or _same_amount(s, o.text))
+                and (o.kind == v.kind or _kind_compatible(s, v, lang) or same_sort(s, v.kind, v.text)  # "Half eight is too early. Let's say nine."
+                     or ({s.kind, v.kind} == {KIND_NAME, KIND_PLACE} and _proper_noun(v.text)))  # "Hazel was last year. Noor's in Rowan now.": a proper noun's kind is only guessed from its preposition
             ]
             if hit:
                 decision = Decision(UPDATE, new_item, hit[-1], f"the sentence names {o.text!r} as replaced")
@@ -367,18 +371,18 @@ def decide_values(
                 target = max(ranges, key=lambda s: (s.turn, candidates.index(s)))
                 first, sep, last = _RANGE_SPLIT.split(target.value, maxsplit=1)[0], _RANGE_SPLIT.search(target.value).group(0), _RANGE_SPLIT.split(target.value, maxsplit=1)[-1]  # type: ignore[union-attr]
                 start_said = end.group("start") is not None
-                if not any(_same_value(Item(key="", value=end_value, kind=KIND_TIME), v.text) for end_value in (first, last)):  # an end said again changes nothing
+                if not any(same_value(Item(key="", value=end_value, kind=KIND_TIME), v.text) for end_value in (first, last)):  # an end said again changes nothing
                     new_item.value = f"{v.text}{sep}{last}" if start_said else f"{first}{sep}{v.text}"
                     new_item.key = target.key
                     decision = Decision(UPDATE, new_item, target, "one end of a stored range")
         # 2. a repeat (also of a value this sentence already gave: "the 15th ... on the 15th")
-        if decision is None and any(_same_value(s, v.text) for s in current if id(s) not in stored_ids):
+        if decision is None and any(same_value(s, v.text) for s in current if id(s) not in stored_ids):
             out.consumed.add(id(v))
             continue
         if decision is None and _is_bare_number(v.text) and any(_number_said_in(s.value, v.text, lang) for s in current if s.turn == turn and turn):
             out.consumed.add(id(v))  # "Flat 41, my bad. Forty-one.": the number said again in words
             continue
-        again = [s for s in candidates if _same_value(s, v.text) or _same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang) or (_amount_without_unit(s, v) and s.turn != turn)]
+        again = [s for s in candidates if same_value(s, v.text) or same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang) or (_amount_without_unit(s, v) and s.turn != turn)]
         if decision is None and again and v.kind == KIND_NAME and lang != "zh" and not statement.additive:
             # "Joel's opening Tuesday" after "Priya opens": a person already stored, said with the
             # whole key of another person's value, takes that place.
@@ -391,6 +395,10 @@ def decide_values(
         if decision is None and again:
             out.consumed.add(id(v))
             out.decisions.append(Decision(NOOP, None, again[0], "said again"))
+            if again[0] not in steady:
+                # "Leila's gone down with flu. Tom Baptiste is running the move now.": a stored value
+                # said again in a sentence that gives nothing new is what the next sentence of change changes.
+                said_again.append(again[0])
             continue
         if decision is None and candidates:
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored), relabelled=relabelled)
@@ -454,7 +462,13 @@ def decide_values(
             current = [s for s in current if s is not decision.target] + [new_item]
         else:
             current.append(new_item)
+    out.mentioned = out.mentioned + said_again  # for the next sentences of the turn only
     return out
+
+
+def _proper_noun(text: str) -> bool:
+    """"Rowan", "Oak Street": capitalised words only (not "the garage")."""
+    return re.fullmatch(r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*", text.strip()) is not None
 
 
 def _dedupe_words(text: str) -> str:
@@ -514,7 +528,7 @@ def _ends_with(value: str, tail: str) -> bool:
     return len(t) >= 2 and len(digits) > len(t) and digits.endswith(t) and re.sub(r"\D", "", _norm(value.rstrip()[-2 * len(tail):])).endswith(t)
 
 
-def _same_value(item: Item, text: str) -> bool:
+def same_value(item: Item, text: str) -> bool:
     a, b = _norm(item.value), _norm(text)
     if not a or not b:
         return False
@@ -529,7 +543,7 @@ def _same_value(item: Item, text: str) -> bool:
         return True  # "half one" names the stored "1:30"
     if item.kind == KIND_TIME and _RANGE_SPLIT.search(item.value) and not _RANGE_SPLIT.search(text):
         # "takes over from me at 2" names the end of the stored "10 pm till 2 am"
-        return any(_same_value(Item(key="", value=end.strip(), kind=KIND_TIME), text) for end in _RANGE_SPLIT.split(item.value) if end.strip())
+        return any(same_value(Item(key="", value=end.strip(), kind=KIND_TIME), text) for end in _RANGE_SPLIT.split(item.value) if end.strip())
     if item.kind == KIND_TIME:
         # "Two's when they clear lunch" names the stored "2 pm": a bare hour is that time.
         hour = _hour_of(a2)
@@ -822,7 +836,7 @@ def keep_unit(new_item: Item, target: Item, lang: str) -> None:
 
 def names_value(item: Item, text: str) -> bool:
     """`text` names the stored value: the same value, a part of it, or the same amount."""
-    return _same_value(item, text) or _contains_value(item, text) or _same_amount(item, text)
+    return same_value(item, text) or _contains_value(item, text) or _same_amount(item, text)
 
 
 def _same_amount(item: Item, text: str) -> bool:
