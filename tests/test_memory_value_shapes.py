@@ -402,3 +402,15 @@ def test_a_person_already_stored_replaces_no_one_ruled_out_beside_them() -> None
 def test_a_proper_noun_ruled_out_is_replaced_by_one_read_as_a_place() -> None:
     text = say("Leo's in the Maple group at nursery.", "I got that wrong, Maple was last year. He's in Birch now.").memory_text()
     assert "Birch" in text and "Maple" not in text, text
+
+
+def test_a_value_said_as_unchanged_later_in_the_turn_is_no_target_earlier_in_it() -> None:
+    text = say("The rug is 2 metres long and 1 metre wide.", "I measured the hall again, we can go up to 3 metres. The width's staying at 1.").memory_text()
+    assert "3 metres" in text and "1 metre" in text and "2 metres" not in text, text
+    stay = say("We're at the Lakeside Inn on Friday.", "Jo's staying two nights, I'm still doing the full week.").memory_text()
+    assert "two" in stay, stay  # a stay, not a value said as unchanged
+
+
+def test_a_model_with_its_number_is_no_new_booking_code() -> None:
+    text = say("The hire car booking is ZT5521.", "They've no estates left, so I've been moved up to a Volvo 240 now.").memory_text()
+    assert "ZT5521" in text and "Volvo 240" in text, text

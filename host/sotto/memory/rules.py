@@ -26,7 +26,7 @@ from sotto.memory.read_zh import _ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, names_value, replace_in_items, same_sort, same_value
+from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, names_value, replace_in_items, said_unchanged, same_sort, same_value
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -884,6 +884,10 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     added_at: list[tuple[_Place, Item]] = []
     repeated_at: list[tuple[_Place, Item]] = []
     additive_turn = False
+    # Said as unchanged anywhere in the turn, a value is no target in it ("take it out to 5 metres.
+    # The width's staying at 3.": the other measure changes).
+    known_now = frozenset(part for i in w.stored() if i.kind == "name" for part in i.value.split())
+    turn_steady = [item for sentence in sentences for item in said_unchanged(read_sentence(sentence, lang, known_now), _typed(w.stored()))]
     for index, sentence in enumerate(sentences):
         if _is_closing(sentence, lang):
             result.closing = True
@@ -1000,7 +1004,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
         stored_before = _typed(w.stored())
         values = decide_values(st, stored_before, turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
-                               earlier_text=" ".join(sentences[:index]))
+                               earlier_text=" ".join(sentences[:index]), turn_steady=turn_steady)
         named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
         # A value already stored, said again ("Joanna decided the Rutter's too similar"), is no replacement.

@@ -214,11 +214,13 @@ def decide_values(
     earlier_mentioned: list[Item] | None = None,
     earlier_names: list[Item] | None = None,
     earlier_text: str = "",
+    turn_steady: list[Item] | None = None,
 ) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
     `earlier_olds`: values an earlier sentence of the same turn rejected with no new
-    value of their own ("Friday's tricky after all. Is Saturday possible?")."""
+    value of their own ("Friday's tricky after all. Is Saturday possible?"). `turn_steady`:
+    stored values any sentence of the turn says are unchanged ("The width's staying at 3")."""
     out = ValueUpdate()
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
@@ -236,7 +238,7 @@ def decide_values(
             for anchor in same:
                 mentioned += [s for s in stored if s is not anchor and s.kind != anchor.kind and s.kind in VALUE_KINDS and _contains_value(Item(key="", value=anchor.key, kind=anchor.kind), s.value)]
     # "送回去还是一点半", "still Dr Lindqvist", "周六照旧": a value said as unchanged is no target.
-    steady = [s for s in stored if any(not v.negated and _STEADY.search(v.context) and same_value(s, v.text) for v in statement.values)]
+    steady = said_unchanged(statement, stored) + [s for s in (turn_steady or []) if s in stored]
     mentioned = [s for s in mentioned if s not in steady]
     out.mentioned = mentioned
     said_again: list[Item] = []
@@ -466,6 +468,18 @@ def decide_values(
     return out
 
 
+def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
+    """The stored values the sentence says are unchanged ("送回去还是一点半", "still Dr Lindqvist",
+    "the width's staying at 3" for "3 metres")."""
+    out: list[Item] = []
+    for v in statement.values:
+        if v.negated or not _STEADY.search(v.context):
+            continue
+        out += [s for s in stored if s not in out and (same_value(s, v.text) or (
+            s.kind == KIND_QUANTITY and _is_bare_number(v.text) and number_of(s.value) is not None and number_of(s.value) == number_of(v.text)))]
+    return out
+
+
 def _proper_noun(text: str) -> bool:
     """"Rowan", "Oak Street": capitalised words only (not "the garage")."""
     return re.fullmatch(r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*", text.strip()) is not None
@@ -498,7 +512,9 @@ def _contains_value(item: Item, text: str) -> bool:
 # Said anywhere before the value: "the last two digits, I looked again, are 76", 最后两位我又看了一眼，是七六.
 _TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|(?:最后|末|尾)(?:[一二两三四五六七八九几]位|数)", re.I)
 SAID_AS_UNCHANGED = "said as unchanged"  # a NOOP that names no value again: the turn-level pass skips it
-_STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?)\b|照旧|照常|不变|没变|依旧|仍然|仍是", re.I)
+# "staying" only with the value right after it (a context has its value cut out: "the width's
+# staying at ."): "staying two nights" and "staying at the Hilton" are a stay.
+_STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|(?:is|'s) (?:fine|right|correct)|staying (?:the same|put|as (?:it )?is))\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没错", re.I)
 _TAIL_CUE = re.compile(
     r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
     r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"
@@ -853,6 +869,9 @@ def _shape(text: str) -> str:
     if re.search(r"\d\.\d|\bpoint\b|[零〇一二两三四五六七八九十百]点[零〇一二三四五六七八九]", t, re.I):
         return "decimal"
     digits = re.sub(r"\D", "", t)
+    if re.fullmatch(r"[A-Z][a-z]+\s+[A-Za-z]?\d+[A-Za-z]?", t):
+        return "labelled"  # "Peugeot 308", "Year 4": a name and its number, not a code like "KX4496"
+    t = re.sub(r"^[a-z]+\s+(?=[A-Za-z]?\d)", "", t)  # "seat 41A" is read as its number
     if (
         re.search(r"[A-Za-z]", t) and digits  # "M41", "B2-015"
         or len(digits) >= 5 or digits.startswith("0")  # "88421", "0412 556 781"
