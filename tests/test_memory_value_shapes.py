@@ -414,3 +414,14 @@ def test_a_value_said_as_unchanged_later_in_the_turn_is_no_target_earlier_in_it(
 def test_a_model_with_its_number_is_no_new_booking_code() -> None:
     text = say("The hire car booking is ZT5521.", "They've no estates left, so I've been moved up to a Volvo 240 now.").memory_text()
     assert "ZT5521" in text and "Volvo 240" in text, text
+
+
+def test_going_with_a_thing_after_the_stored_one_ran_out() -> None:
+    text = say("I'm tiling the porch in slate this spring.", "The supplier has no slate until June, so we're going with quarry tiles.").memory_text()
+    assert "quarry tiles" in text and "slate" not in text.replace("no slate", ""), text
+
+
+def test_a_value_said_to_be_fine_is_kept_beside_its_replaced_sibling() -> None:
+    text = say("The bunting needs pink and violet ribbon.", "The pink looked too pale in the hall. Teal it is, violet's fine.").memory_text()
+    assert "Teal" in text and "violet" in text, text
+    assert ("crimson", "item") in read("She wants the crimson scarf.")

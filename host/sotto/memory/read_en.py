@@ -76,7 +76,8 @@ _EN_WORD_NUMERIC = re.compile(
 # Choices from closed sets: colours and sizes ("the silver one", "medium", 米色的, 大号).
 _EN_COLOURS = (
     "red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|gold|golden|navy|beige|cream|ivory|"
-    "charcoal|teal|turquoise|maroon|burgundy|olive|lilac|lavender|mint|coral|peach|tan|khaki|dove|magenta|mustard|bronze|copper"
+    "charcoal|teal|turquoise|maroon|burgundy|olive|lilac|lavender|mint|coral|peach|tan|khaki|dove|magenta|mustard|bronze|copper|"
+    "amber|scarlet|crimson|indigo|aqua|cyan|emerald|ochre|slate|taupe|fuchsia|cobalt|azure|mauve|saffron|sapphire|jade|chartreuse"
 )
 _EN_CHOICE = re.compile(
     rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"

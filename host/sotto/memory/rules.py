@@ -711,7 +711,7 @@ def _words_replaced(st: Statement, sentence: str, before: str, state: SessionSta
 # Kailh Box White.", "Black edging shows every fingerprint. Brushed steel it is."
 _EN_CHOSEN = re.compile(
     r"(?:^|[,;]\s*)(?:so|then|ok(?:ay)?)?,?\s*(?P<a>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?<! as) it is\s*[.!]?$"
-    r"|(?:^|[,;]\s*|\b)(?:so|then) (?!(?:it'll|it will|that'll|that will|it's going to|it has to) be\b)(?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
+    r"|(?:^|[,;]\s*|\b)(?:so|then) (?!(?:it'll|it will|that'll|that will|it's going to|it has to) be\b)(?!(?:i|we|i'm|we're|i've|we've)\b)(?:the |a |an |just )?(?P<b>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)\s*[.!]?$"
     r"|\b(?:go|going|we'll go|i'll go) (?:with|for) (?:the |a |an )?(?P<c>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*[.!]?$"
     r"|\b(?:let's|let us|we'll|i'll|we will|i will|we can|we could|i'd like|we'd like|i want|we want) (?:do|have|take|get|use|call|try|book|pick|choose|switch to|move to) (?:the |a |an |some )?(?P<d>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)(?: instead)?\s*(?:[,;][^,;]*)?[.!]?$"
     r"|^(?:ok(?:ay)?,?\s*|fine,?\s*|right,?\s*)?(?:the |a |an |some )?(?P<g>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?) (?:will do|'ll do|is fine|then)\s*[.!]?$"
@@ -767,7 +767,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
     # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
     # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
-    if not (m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i") or m.group("j")):
+    if not (m.group("c") or m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i") or m.group("j")):
         return None
     notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
     people = {w.lower() for i in state.all_items() if i.kind == "name" for w in i.value.split()}  # "Leo can't do the cat": a person is not the thing
