@@ -425,3 +425,20 @@ def test_a_value_said_to_be_fine_is_kept_beside_its_replaced_sibling() -> None:
     text = say("The bunting needs pink and violet ribbon.", "The pink looked too pale in the hall. Teal it is, violet's fine.").memory_text()
     assert "Teal" in text and "violet" in text, text
     assert ("crimson", "item") in read("She wants the crimson scarf.")
+
+
+def test_zh_a_deed_done_again_adds_nothing() -> None:
+    zh = say("阳台要刷漆，墙面大概二十平方，栏杆六米。", "我又量了一遍，墙面是二十四平方。", lang="zh").memory_text()
+    assert "二十四平方" in zh and "二十平方" not in zh and "六米" in zh, zh
+
+
+def test_zh_a_time_before_a_meeting_place_at_the_office_is_kept() -> None:
+    zh = say("周六秋游，早上八点一刻在学校门口集合。", lang="zh").memory_text()
+    assert "八点一刻" in zh and "学校门口" in zh, zh
+    zh = say("周六团建，大巴早上七点在公司楼下集合。", lang="zh").memory_text()
+    assert "七点" in zh, zh
+
+
+def test_zh_a_count_that_says_what_it_counts_is_decided_before_a_bare_one() -> None:
+    zh = say("年会一共四十个人，订了五桌。", "来的人多了，到了五十二个，桌子我加到六桌。", lang="zh").memory_text()
+    assert "五十二个" in zh and "六桌" in zh and "五桌" not in zh and "四十个人" not in zh, zh

@@ -250,7 +250,9 @@ def decide_values(
         if item.kind == KIND_NAME:
             known_names |= content_stems(item.value)
     # A negated value that is not stored and has no new value of its kind is just said.
-    for v in news:
+    # A count that says what it counts is decided first: "报名的到了三十二个，房间我加到十六间" - 十六间
+    # takes the rooms' count, so the bare 三十二个 is left the people's.
+    for v in sorted(news, key=lambda v: v.kind == KIND_QUANTITY and not unit_key(v.unit, lang)):
         if v.kind == KIND_TIME and v.delta:
             # "ten minutes earlier", 再早十分钟: the stored time its words name, else the latest, moved.
             by = shift_minutes(v.text, lang)
