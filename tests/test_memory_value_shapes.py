@@ -442,3 +442,17 @@ def test_zh_a_time_before_a_meeting_place_at_the_office_is_kept() -> None:
 def test_zh_a_count_that_says_what_it_counts_is_decided_before_a_bare_one() -> None:
     zh = say("年会一共四十个人，订了五桌。", "来的人多了，到了五十二个，桌子我加到六桌。", lang="zh").memory_text()
     assert "五十二个" in zh and "六桌" in zh and "五桌" not in zh and "四十个人" not in zh, zh
+
+
+def test_a_thing_said_to_be_unchanged_keeps_its_value_by_its_key() -> None:
+    text = say("Plant the beans 15 cm apart and the squash 90 cm apart.",
+               "The squash label says they trail less, so 60 cm will do. Bean spacing's fine.").memory_text()
+    assert "60 cm" in text and "15 cm" in text and "90 cm" not in text, text
+    text = say("Nora's swim lesson is at 4:15.", "Sam has judo at 5:30.",
+               "They've pulled Nora forward to 3:45 so she's home for tea. Sam's judo is where it was.").memory_text()
+    assert "3:45" in text and "5:30" in text and "4:15" not in text, text
+
+
+def test_zh_a_value_said_as_unchanged_is_still_a_repeat() -> None:
+    zh = say("白菜苗三百棵，辣椒苗一百二十棵。", "白菜苗少种点，两百棵就行。", "辣椒苗不动，还是一百二十棵。", lang="zh").memory_text()
+    assert "两百棵" in zh and "一百二十棵" in zh and "三百棵" not in zh, zh

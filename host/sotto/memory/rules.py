@@ -588,7 +588,7 @@ def _literal_mentions(text: str, stored: list[Item], lang: str) -> list[tuple[st
     return found
 
 
-def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], repeated: list[tuple[_Place, Item]]) -> None:
+def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], repeated: list[tuple[_Place, Item]], steady: list[Item]) -> None:
     """"Half past two then? Two's when they're clearing lunch.", "Ivory for the mount. White makes the
     paper look yellow.", "Jess has dropped out, her cousin Marnie is having her ticket.": a turn that
     gives one new value of a kind in one sentence or clause and names a stored value of that kind in
@@ -603,8 +603,8 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
 
     used: set[int] = set()
     for old_at, old in repeated:
-        if old.kind not in VALUE_KINDS or id(old) in fresh or not any(i is old for i in stored):
-            continue  # only a value stored before this turn can be the old one
+        if old.kind not in VALUE_KINDS or id(old) in fresh or not any(i is old for i in stored) or any(i is old for i in steady):
+            continue  # only a value stored before this turn, not said as unchanged, can be the old one
         news = [
             item for at, item in added
             if apart(at, old_at) and same_sort(old, item.kind, item.value) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
@@ -1086,7 +1086,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         else:
             w.add_note(item, "facts")
     if not additive_turn:
-        _one_sentence_names_the_old(w, added_at, repeated_at)
+        _one_sentence_names_the_old(w, added_at, repeated_at, turn_steady)
         _belongings_follow(w, [item for _, item in added_at], turn)
     # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
     # gives the reason for a change keeps the old value alive; it goes.

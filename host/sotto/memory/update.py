@@ -386,7 +386,8 @@ def decide_values(
         if decision is None and _is_bare_number(v.text) and any(_number_said_in(s.value, v.text, lang) for s in current if s.turn == turn and turn):
             out.consumed.add(id(v))  # "Flat 41, my bad. Forty-one.": the number said again in words
             continue
-        again = [s for s in candidates if same_value(s, v.text) or same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang) or (_amount_without_unit(s, v) and s.turn != turn)]
+        # A value said as unchanged is no target, but saying it again is still a repeat ("鲢鱼苗不动，还是一千五百尾").
+        again = [s for s in candidates + [t for t in steady if t in current and t not in candidates and _kind_compatible(t, v, lang)] if same_value(s, v.text) or same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang) or (_amount_without_unit(s, v) and s.turn != turn)]
         if decision is None and again and v.kind == KIND_NAME and lang != "zh" and not statement.additive:
             # "Joel's opening Tuesday" after "Priya opens": a person already stored, said with the
             # whole key of another person's value, takes that place.
@@ -479,6 +480,16 @@ def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
             continue
         out += [s for s in stored if s not in out and (same_value(s, v.text) or (
             s.kind == KIND_QUANTITY and _is_bare_number(v.text) and number_of(s.value) is not None and number_of(s.value) == number_of(v.text)))]
+    # "Lettuce spacing's fine", "Pepper's trim is where it was": a clause that gives no value and
+    # says a thing is unchanged keeps the value whose key says the most of that thing.
+    for clause in re.split(r"[,;:，；：。.!！?？]", statement.text):
+        if not _STEADY_CLAUSE.search(clause) or any(v.text in clause for v in statement.values if v.kind != KIND_NAME):
+            continue
+        said = content_stems(_STEADY_CLAUSE.sub(" ", clause)) - _KIND_NOUNS
+        scored = [(len((_key_stems(s) | content_stems(s.value)) & said), s) for s in stored if s.kind in VALUE_KINDS and s.kind != KIND_NAME]
+        best = max((n for n, _ in scored), default=0)
+        if best:
+            out += [s for n, s in scored if n == best and s not in out]
     return out
 
 
@@ -517,6 +528,7 @@ SAID_AS_UNCHANGED = "said as unchanged"  # a NOOP that names no value again: the
 # "staying" only with the value right after it (a context has its value cut out: "the width's
 # staying at ."): "staying two nights" and "staying at the Hilton" are a stay.
 _STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没错", re.I)
+_STEADY_CLAUSE = re.compile(_STEADY.pattern + r"|\b(?:where|as) (?:it|they) (?:was|were)\b|\b(?:is|'s|are) the same\b", re.I)
 _TAIL_CUE = re.compile(
     r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
     r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"
