@@ -456,3 +456,8 @@ def test_a_thing_said_to_be_unchanged_keeps_its_value_by_its_key() -> None:
 def test_zh_a_value_said_as_unchanged_is_still_a_repeat() -> None:
     zh = say("白菜苗三百棵，辣椒苗一百二十棵。", "白菜苗少种点，两百棵就行。", "辣椒苗不动，还是一百二十棵。", lang="zh").memory_text()
     assert "两百棵" in zh and "一百二十棵" in zh and "三百棵" not in zh, zh
+
+
+def test_zh_a_person_said_alone_in_an_earlier_clause_is_the_one_a_change_replaces() -> None:
+    zh = say("钢琴是周老师教，声乐是吴老师教。", "周老师回老家了，钢琴现在是郑老师带，声乐还是吴老师。", lang="zh").memory_text()
+    assert "郑老师" in zh and "周老师" not in zh and "吴老师" in zh, zh

@@ -39,7 +39,7 @@ from sotto.memory.items import (
 )
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
-from sotto.memory.values import _VAGUE_PERIOD
+from sotto.memory.values import _VAGUE_PERIOD, clause_at
 from sotto.memory.text import EN_NUMBER_WORDS, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
@@ -242,6 +242,7 @@ def decide_values(
     mentioned = [s for s in mentioned if s not in steady]
     out.mentioned = mentioned
     said_again: list[Item] = []
+    alone: list[Item] = []
     olds = [v for v in statement.values if v.negated] + maybe + list(earlier_olds or [])
     news = [v for v in statement.values if not v.negated and v not in maybe]
     current = list(stored)
@@ -404,9 +405,12 @@ def decide_values(
                 # "Leila's gone down with flu. Tom Baptiste is running the move now.": a stored value
                 # said again in a sentence that gives nothing new is what the next sentence of change changes.
                 said_again.append(again[0])
+                lo, hi = clause_at(statement.text, v.start, lang)
+                if v.kind == KIND_NAME and not any(o is not v and lo <= o.start < hi for o in statement.values) and not has_change_cue(statement.text[lo:hi], lang):
+                    alone.append(again[0])  # 陈老师休产假去了，数学现在是孙老师带: so is a person said alone in an earlier clause
             continue
         if decision is None and candidates:
-            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned, fresh=_fresh_subject(statement, stored), relabelled=relabelled)
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned + alone, fresh=_fresh_subject(statement, stored), relabelled=relabelled)
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
             # in the same turn: the new one takes the place of the one named. Within one sentence
