@@ -461,3 +461,19 @@ def test_zh_a_value_said_as_unchanged_is_still_a_repeat() -> None:
 def test_zh_a_person_said_alone_in_an_earlier_clause_is_the_one_a_change_replaces() -> None:
     zh = say("钢琴是周老师教，声乐是吴老师教。", "周老师回老家了，钢琴现在是郑老师带，声乐还是吴老师。", lang="zh").memory_text()
     assert "郑老师" in zh and "周老师" not in zh and "吴老师" in zh, zh
+
+
+def test_two_colour_words_are_one_colour_and_either_names_it() -> None:
+    assert ("navy blue", "item") in read("The blazer comes in navy blue.")
+    text = say("The curtains are on order in navy blue.", "I switched the curtains to mustard. Navy makes the room look gloomy.").memory_text()
+    assert "mustard" in text and "navy" not in text.lower(), text
+
+
+def test_a_separate_one_is_another_one() -> None:
+    text = say("The table is order TB-40112.", "The chairs are a separate order, TB-40157, coming Monday.").memory_text()
+    assert "TB-40112" in text and "TB-40157" in text, text
+
+
+def test_a_possessive_pronoun_is_no_key() -> None:
+    text = say("Our locker is number 12.", "The gym code is 5521.", "They changed all the door codes, ours is 8834 now.").memory_text()
+    assert "8834" in text and "5521" not in text, text

@@ -79,8 +79,15 @@ _EN_COLOURS = (
     "charcoal|teal|turquoise|maroon|burgundy|olive|lilac|lavender|mint|coral|peach|tan|khaki|dove|magenta|mustard|bronze|copper|"
     "amber|scarlet|crimson|indigo|aqua|cyan|emerald|ochre|slate|taupe|fuchsia|cobalt|azure|mauve|saffron|sapphire|jade|chartreuse"
 )
+_EN_COLOUR_WORD = re.compile(rf"(?:{_EN_COLOURS})", re.I)
+
+
+def is_colour_word(word: str) -> bool:
+    return _EN_COLOUR_WORD.fullmatch(word.strip()) is not None
+
+
 _EN_CHOICE = re.compile(
-    rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})\b(?![- ](?:friday|card|medal|standard)\b)"
+    rf"\b(?<!flat )(?:(?:light|dark|pale|bright|sky|royal|forest|dusty|deep|matt|matte)[- ])?(?:{_EN_COLOURS})(?:[- ](?:{_EN_COLOURS}))?\b(?![- ](?:friday|card|medal|standard)\b)"  # "charcoal grey" is one colour
     r"|\b(?:adult|youth|junior|kids'?|child(?:ren)?'s|men's|mens|women's|womens|ladies'?|boys'?|girls'?|toddler|petite|tall) (?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL)\b"  # a size with its range: "youth large"
     r"|\b(?:extra[- ]small|small|medium|large|extra[- ]large|XS|XL|XXL|king[- ]size|queen[- ]size|single|double)\b(?=\s+(?:for|one|size|please|then|$)|[,.;!?]|$)"
     r"|(?<=\bthe )(?:extra[- ]small|small|medium|large|extra[- ]large)\b(?=\s+(?:is|was|comes|came|fits|fitted|runs|ran|'s)\b)"  # "the medium comes up big"
@@ -546,7 +553,7 @@ def _en_copula_key(text: str, value: Value) -> str:
         for w in reversed(words):
             lw = w.lower()
             if lw in ("the", "my", "our", "your", "his", "her", "their", "its", "a", "an", "and", "so", "that", "this", "it", "which", "where",
-                      "he", "she", "they", "we", "i", "you", "there", "here") or lw in L.EN_EMPTY_WORDS:
+                      "he", "she", "they", "we", "i", "you", "there", "here", "ours", "mine", "yours", "hers", "theirs") or lw in L.EN_EMPTY_WORDS:
                 break
             keep.insert(0, w)
         key = " ".join(keep[-3:])

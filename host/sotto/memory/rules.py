@@ -24,6 +24,7 @@ from sotto.memory.state import SessionState, bounded
 from sotto.memory.read_en import _EN_NEGATED_AFTER
 from sotto.memory.read_zh import _ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
+from sotto.memory.read_en import is_colour_word
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, names_value, replace_in_items, said_unchanged, same_sort, same_value
@@ -1093,6 +1094,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     retired = [norm_key(old) for old in result.retired if norm_key(old)]
     # "that green's too close to ...": the reason names the replaced "dark green" by its last word.
     retired += [norm_key(old.split()[-1]) for old in result.retired if len(old.split()) > 1 and len(old.split()[-1]) >= 3 and lang != "zh" and old[:1].islower()]
+    # "Charcoal shows every cat hair" for "charcoal grey": a compound colour by either colour.
+    retired += [norm_key(part) for old in result.retired if lang != "zh" and len(old.split()) > 1 for part in re.split(r"[- ]", old) if is_colour_word(part)]
     # A person's first name alone names them too ("Carla's abroad that week" for Carla Mendes).
     retired += [norm_key(part) for old in result.retired if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", old) for part in old.split()]
     reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and re.search(rf"(?<!\w){re.escape(r)}s?(?!\w)", norm_key(i.value)) for r in retired)]
