@@ -477,3 +477,9 @@ def test_a_separate_one_is_another_one() -> None:
 def test_a_possessive_pronoun_is_no_key() -> None:
     text = say("Our locker is number 12.", "The gym code is 5521.", "They changed all the door codes, ours is 8834 now.").memory_text()
     assert "8834" in text and "5521" not in text, text
+
+
+def test_a_side_said_with_its_number_is_no_unit_and_the_other_side_said_right_stays() -> None:
+    text = say("The shelf recess is 85 centimetres by 30.", "Sorry, I measured it the wrong way. The recess is 95 long; the 30 depth is right.").memory_text()
+    assert "95" in text and "30" in text and "85" not in text, text
+    assert ("95", "number") in read("The recess is 95 long.")

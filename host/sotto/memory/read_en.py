@@ -245,7 +245,8 @@ _NOT_A_UNIT = frozenset(
     "is are was were will would can could should shall may might must do does did has have had won't can't isn't "
     "works work worked sounds sound suits suit seems seem it that this then now instead please is better o'clock "
     "went came got said made took gave left ran sold paid put set cost felt kept told thought brought bought was goes comes "
-    "fit fits needed needs coming going staying".split()  # irregular verbs: "Leo's one went up"
+    "fit fits needed needs coming going staying "
+    "long wide high tall deep thick across".split()  # irregular verbs: "Leo's one went up"; "120 long" says which side, it counts nothing
 )
 
 

@@ -127,6 +127,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if stored.kind == value.kind:
         if value.kind == KIND_ITEM:
             return choice_class(stored.value) == choice_class(value.text)  # a colour replaces a colour, not a size
+        if value.kind == KIND_NUMBER and _is_bare_number(value.text) and re.fullmatch(r"\d+(?:\.\d+)?\s[a-z]{1,3}", stored.value.strip()):
+            return True  # "280" for "300 mm": a measure said without its unit
         if value.kind == KIND_NUMBER and _is_bare_number(value.text) != _is_bare_number(stored.value):
             return False  # "book four" does not replace the code "AV-6620-K"
         if value.kind == KIND_QUANTITY:
@@ -318,7 +320,7 @@ def decide_values(
         decision: Decision | None = None
         if _STEADY.search(v.context) and not v.negated:
             # "Neil stays at half eleven", "Freddos stay as they are": said as unchanged, it replaces nothing.
-            same = [s for s in current if same_value(s, v.text)]
+            same = [s for s in current if _said_as(s, v.text)]
             out.consumed.add(id(v))
             if same:
                 out.decisions.append(Decision(NOOP, None, same[0], SAID_AS_UNCHANGED))
@@ -482,8 +484,7 @@ def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
     for v in statement.values:
         if v.negated or not _STEADY.search(v.context):
             continue
-        out += [s for s in stored if s not in out and (same_value(s, v.text) or (
-            s.kind == KIND_QUANTITY and _is_bare_number(v.text) and number_of(s.value) is not None and number_of(s.value) == number_of(v.text)))]
+        out += [s for s in stored if s not in out and _said_as(s, v.text)]
     # "Lettuce spacing's fine", "Pepper's trim is where it was": a clause that gives no value and
     # says a thing is unchanged keeps the value whose key says the most of that thing.
     for clause in re.split(r"[,;:，；：。.!！?？]", statement.text):
@@ -495,6 +496,17 @@ def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
         if best:
             out += [s for n, s in scored if n == best and s not in out]
     return out
+
+
+def _said_as(item: Item, text: str) -> bool:
+    """The stored value, said again: also an amount with or without its unit ("the width's staying at
+    3" for "3 metres", "the 60 width is right" for "60")."""
+    if same_value(item, text):
+        return True
+    if item.kind not in (KIND_QUANTITY, KIND_NUMBER) or not (_is_bare_number(text) or _is_bare_number(item.value)):
+        return False
+    a, b = number_of(item.value), number_of(text)
+    return a is not None and a == b
 
 
 def _proper_noun(text: str) -> bool:
@@ -752,7 +764,10 @@ def _by_key(
     if v.kind == KIND_DATE:
         same = [s for s in same if _date_shape(s.value) == _date_shape(v.text)] or same  # "so I've taken the seventeenth": a day of the month
     reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
-    if reason and not adds and len(same) == 1 and sum(1 for o in news if o.kind == v.kind) == 1 and not v.qualifiers:
+    # Not when the sentence names what it replaces elsewhere ("ten mil of clearance, so the sides come out at 440, not 450").
+    # A bare number beside a measure may be that measure ("20 mm of space, so ... 280 deep"): two of a sort.
+    of_sort = sum(1 for o in news if o.kind == v.kind or (v.kind == KIND_QUANTITY and o.kind == KIND_NUMBER and _is_bare_number(o.text)))
+    if reason and not adds and len(same) == 1 and of_sort == 1 and not v.qualifiers and not any(o.negated for o in statement.values):
         return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")
     if statement.admission and not adds and v.kind in (KIND_NUMBER, KIND_QUANTITY) and sum(1 for o in news if o.kind == v.kind) == 1:
         # "宣传单上我看错了，一学期是两千八" after 两千四: owning up to a misreading, the amount of the
