@@ -483,3 +483,8 @@ def test_a_side_said_with_its_number_is_no_unit_and_the_other_side_said_right_st
     text = say("The shelf recess is 85 centimetres by 30.", "Sorry, I measured it the wrong way. The recess is 95 long; the 30 depth is right.").memory_text()
     assert "95" in text and "30" in text and "85" not in text, text
     assert ("95", "number") in read("The recess is 95 long.")
+
+
+def test_zh_a_value_sold_out_is_the_old_one() -> None:
+    zh = say("复合地板要十二毫米厚的。", "店里说十二毫米的缺货了，那就十五毫米的。", lang="zh").memory_text()
+    assert "十五毫米" in zh and "十二毫米" not in zh, zh
