@@ -488,3 +488,14 @@ def test_a_side_said_with_its_number_is_no_unit_and_the_other_side_said_right_st
 def test_zh_a_value_sold_out_is_the_old_one() -> None:
     zh = say("复合地板要十二毫米厚的。", "店里说十二毫米的缺货了，那就十五毫米的。", lang="zh").memory_text()
     assert "十五毫米" in zh and "十二毫米" not in zh, zh
+
+
+def test_a_name_before_has_and_a_past_participle_is_read() -> None:
+    assert ("Donna", "name") in read("Donna's offered.")
+    text = say("Drivers are Claire and Steve.", "Steve's van is at the menders. Donna's offered.").memory_text()
+    assert "Donna" in text and "Steve" not in text and "Claire" in text, text
+
+
+def test_a_statement_before_a_closing_yes_no_question_is_kept() -> None:
+    text = say("My son Rory has a hearing test at 10.", "His sister Maeve needs one too, could she go right after him?").memory_text()
+    assert "Maeve" in text and "Rory" in text, text

@@ -448,8 +448,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             continue  # "Coach reckons ...": a title alone names a role, not a person
         span = " ".join(tokens)
         following = text[start + len(span):]
-        if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
-            span = span[:-2]  # "Priya's taking": "Priya is taking"
+        if span.endswith(("'s", "’s")) and re.match(r"\s+(?:\w+ing|\w+ed|not|got|gone|been|on|off|in|out|the|a|an)\b", following):
+            span = span[:-2]  # "Priya's taking": "Priya is taking"; "Donna's offered": "Donna has offered"
             following = "'s" + following
         at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I|[a-z]{2,}s)\b", following) is not None  # "Ana wants" 

@@ -865,6 +865,9 @@ def _cancelled(w: _Working, what: str) -> list[Item]:
     return [i for i in w.stored() if wanted & (content_stems(i.value) | content_stems(i.key))]
 
 
+_EN_TAIL_QUESTION = re.compile(r",\s+(?=(?:can|could|would|will|is|are|do|does|should|shall|may)\s+(?:i|you|he|she|we|they|it|that|there)\b[^,]*\?\s*$)", re.I)
+
+
 def extract(words: str, state: SessionState, *, lang: str | None = None, turn: int = 0) -> RuleResult:
     """Read one final transcript and update the state by code; `result.state` is the new state."""
     words = " ".join(words.split())[:MAX_WORDS_CHARS]
@@ -876,6 +879,10 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     result = RuleResult(patch=patch, lang=lang)
     w = _Working(state.copy(), result, turn)
     sentences = split_sentences(words) or ([words] if words else [])
+    if lang == "en":
+        # "My daughter Ellie needs a check-up too, can she go straight after me?": the statement
+        # before a closing yes/no question is said too.
+        sentences = [part for sentence in sentences for part in _EN_TAIL_QUESTION.split(sentence, maxsplit=1) if part.strip()]
     rejected: list = []  # values a sentence rejected without giving the new one
     carried: Statement | None = None  # a sentence of change with no value: "Lily changed her mind again."
     mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
