@@ -499,3 +499,8 @@ def test_a_name_before_has_and_a_past_participle_is_read() -> None:
 def test_a_statement_before_a_closing_yes_no_question_is_kept() -> None:
     text = say("My son Rory has a hearing test at 10.", "His sister Maeve needs one too, could she go right after him?").memory_text()
     assert "Maeve" in text and "Rory" in text, text
+
+
+def test_a_bare_number_said_of_a_stored_time_is_that_time() -> None:
+    text = say("Registration is at half eight, doors at nine.", "The hall's running late, registration's ten now.").memory_text()
+    assert "ten" in text and "half eight" not in text and "nine" in text, text

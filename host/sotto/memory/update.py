@@ -307,6 +307,9 @@ def decide_values(
             current = [s for s in current if s is not target] + [new_item]
             out.consumed.add(id(v))
             continue
+        if v.kind == KIND_NUMBER and v.key and _is_bare_number(v.text) and clock_minutes(v.text, lang) is not None and any(
+                s.kind == KIND_TIME and content_stems(v.key) and content_stems(v.key) <= _key_stems(s) for s in current):
+            v.kind = KIND_TIME  # "kick-off's eleven now" after "kick-off is at half ten": the number is the time
         key = _value_key(v, statement, lang)
         new_item = Item(key=key, value=v.text if not (v.kind == KIND_PLACE and v.prep and lang == "en") else f"{v.prep} {v.text}", kind=v.kind, turn=turn)
         # Values said together in one sentence never replace each other ("Tuesdays and Thursdays").
