@@ -504,3 +504,13 @@ def test_a_statement_before_a_closing_yes_no_question_is_kept() -> None:
 def test_a_bare_number_said_of_a_stored_time_is_that_time() -> None:
     text = say("Registration is at half eight, doors at nine.", "The hall's running late, registration's ten now.").memory_text()
     assert "ten" in text and "half eight" not in text and "nine" in text, text
+
+
+def test_leaving_a_thing_behind_retracts_it_and_the_rest_is_still_said() -> None:
+    text = say("The fete is on Saturday, I'm running the cake stall.", "We're taking one gazebo.", "It's going to be windy. Take the market umbrellas, we'll leave the gazebo behind.").memory_text()
+    assert "gazebo" not in text and "market umbrellas" in text, text
+
+
+def test_zh_the_rest_of_a_retracting_sentence_is_still_said() -> None:
+    zh = say("周末带孩子去做手工，想做个风筝。", "孩子说想做纸灯笼，风筝就算了。", lang="zh").memory_text()
+    assert "灯笼" in zh and "风筝" not in zh, zh

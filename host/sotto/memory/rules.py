@@ -90,7 +90,7 @@ _EN_CANCEL = re.compile(
 )
 # A retraction said inside a sentence: "Leave the mattress off", 滑板车就不拿了, 不用软饭了.
 _EN_RETRACT = re.compile(
-    r"\bleave (?:the |my |our )?(?P<what>[a-z][\w -]{1,30}?) (?:off|out)\b"
+    r"\bleave (?:the |my |our )?(?P<what>[a-z][\w -]{1,30}?) (?:off|out|behind|at home)\b"  # "we'll leave the tent at home"
     r"|\bleave (?:off|out) (?:the |my |our )?(?P<what4>[a-z][\w -]{1,30}?)(?=[,.;!?]|$)"  # the particle before the object: "Leave off the chairs"
     r"|\b(?:i|we|she|he|they) (?:don't|do not|won't|no longer) (?:need|want) (?:the |my |a |an |any )?(?P<what2>[a-z][\w -]{1,30}?)(?: (?:any ?more|after all))?(?=[,.;!?]|$)"
     r"|\b(?:take|cross|strike|scratch) (?:the |my |our )?(?P<what3>[a-z][\w -]{0,30}?) (?:off|out)\b(?: (?:of )?(?:the|my|our) (?:list|booking|order|rota|form))?",
@@ -999,7 +999,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             if doomed or retracted_part:
                 # "啤酒不要了，换六罐可乐": the other clauses still say what they say.
                 others = _without_clause(body, what, lang)
-                if others is None or not any(v.text in others for v in st.values if not v.negated):
+                # "Bunks in the barn for both of us, we'll leave the tent at home": the rest is still said.
+                if others is None or not (any(v.text in others for v in st.values if not v.negated) or len(content_stems(others)) >= 2):
                     continue
                 body = others
                 st = read_sentence(others, lang, known)
