@@ -514,3 +514,8 @@ def test_leaving_a_thing_behind_retracts_it_and_the_rest_is_still_said() -> None
 def test_zh_the_rest_of_a_retracting_sentence_is_still_said() -> None:
     zh = say("周末带孩子去做手工，想做个风筝。", "孩子说想做纸灯笼，风筝就算了。", lang="zh").memory_text()
     assert "灯笼" in zh and "风筝" not in zh, zh
+
+
+def test_a_bare_total_after_an_added_count_is_that_count() -> None:
+    text = say("The quote is for eight panels and a 5 kWh battery.", "The roofer says there's space for another two panels. So ten.").memory_text()
+    assert "ten" in text and "eight panels" not in text and "5 kWh" in text, text

@@ -415,7 +415,8 @@ def decide_values(
                     alone.append(again[0])  # 陈老师休产假去了，数学现在是孙老师带: so is a person said alone in an earlier clause
             continue
         if decision is None and candidates:
-            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned + alone, fresh=_fresh_subject(statement, stored), relabelled=relabelled)
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned + alone, fresh=_fresh_subject(statement, stored), relabelled=relabelled,
+                               earlier_text=earlier_text)
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
             # in the same turn: the new one takes the place of the one named. Within one sentence
@@ -632,7 +633,7 @@ def _hour_of(time: str) -> int | None:
 
 def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
-    mentioned: list[Item] | None = None, *, fresh: bool = False, relabelled: list[Item] | None = None,
+    mentioned: list[Item] | None = None, *, fresh: bool = False, relabelled: list[Item] | None = None, earlier_text: str = "",
 ) -> Decision | None:
     """`fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
     five frames"): a count of the same unit is then that new thing's, not a correction."""
@@ -755,6 +756,8 @@ def _by_key(
         if not pool:
             return None  # a value of another kind is not what a cue without a key changes ("Coach reckons ..." after "Bristol")
         said = statement.frame_keys | content_stems(v.context)
+        if bare:
+            said |= content_stems(earlier_text)  # "another two panels fit. So twelve.": the panels
         # The latest one, unless the sentence names what another is about ("push the outbound to the 5th").
         latest = max(pool, key=lambda s: (_code_family(s.value, v.text), len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
