@@ -519,3 +519,9 @@ def test_zh_the_rest_of_a_retracting_sentence_is_still_said() -> None:
 def test_a_bare_total_after_an_added_count_is_that_count() -> None:
     text = say("The quote is for eight panels and a 5 kWh battery.", "The roofer says there's space for another two panels. So ten.").memory_text()
     assert "ten" in text and "eight panels" not in text and "5 kWh" in text, text
+
+
+def test_an_amount_in_pence_keeps_its_decimals() -> None:
+    assert ("27.1p", "number") in read("It's 27.1p a unit these days.")
+    text = say("The unit rate is 24.5p and the standing charge is 53p.", "I was reading last year's bill. The unit rate is 27.1p now.").memory_text()
+    assert "27.1p" in text and "24.5p" not in text and "53p" in text, text

@@ -328,6 +328,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             add(m.start(), m.end(), KIND_NUMBER)  # "£1,840": one amount, its thousands marked
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+(?: \d{1,2}(?=\s*(?:[.,;!?]|$)))?\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
+    for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)?p(?![\w-])", text):
+        add(m.start(), m.end(), KIND_NUMBER)  # "27.1p a unit": an amount in pence, decimals and all
     for m in _QUOTED.finditer(text):
         inner = "q" if m.group("q") is not None else "q2"
         if m.group(inner) is not None:
