@@ -525,3 +525,9 @@ def test_an_amount_in_pence_keeps_its_decimals() -> None:
     assert ("27.1p", "number") in read("It's 27.1p a unit these days.")
     text = say("The unit rate is 24.5p and the standing charge is 53p.", "I was reading last year's bill. The unit rate is 27.1p now.").memory_text()
     assert "27.1p" in text and "24.5p" not in text and "53p" in text, text
+
+
+def test_the_other_value_of_a_kind_changes_beside_one_said_to_stay() -> None:
+    text = say("Registration is at 9:30 and the keynote is at 10:15.",
+               "The caretaker can't open up early. We'll sign people in at 9:50. The keynote stays the same.").memory_text()
+    assert "9:50" in text and "10:15" in text and "9:30" not in text, text

@@ -416,7 +416,7 @@ def decide_values(
             continue
         if decision is None and candidates:
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned + alone, fresh=_fresh_subject(statement, stored), relabelled=relabelled,
-                               earlier_text=earlier_text)
+                               earlier_text=earlier_text, steady=steady)
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
             # in the same turn: the new one takes the place of the one named. Within one sentence
@@ -634,6 +634,7 @@ def _hour_of(time: str) -> int | None:
 def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
     mentioned: list[Item] | None = None, *, fresh: bool = False, relabelled: list[Item] | None = None, earlier_text: str = "",
+    steady: list[Item] | None = None,
 ) -> Decision | None:
     """`fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
     five frames"): a count of the same unit is then that new thing's, not a correction."""
@@ -775,6 +776,10 @@ def _by_key(
     of_sort = sum(1 for o in news if o.kind == v.kind or (v.kind == KIND_QUANTITY and o.kind == KIND_NUMBER and _is_bare_number(o.text)))
     if reason and not adds and len(same) == 1 and of_sort == 1 and not v.qualifiers and not any(o.negated for o in statement.values):
         return Decision(UPDATE, new_item, same[0], "the only value of its kind, changed with a reason")
+    # "We'll meet at quarter to nine. Kick-off stays the same.": one value of a kind said to stay,
+    # a new one of that kind given, and one other stored: that other one is what changes.
+    if not adds and len(same) == 1 and of_sort == 1 and not v.qualifiers and any(t.kind == v.kind for t in (steady or [])):
+        return Decision(UPDATE, new_item, same[0], "the other value of its kind, beside one said to stay")
     if statement.admission and not adds and v.kind in (KIND_NUMBER, KIND_QUANTITY) and sum(1 for o in news if o.kind == v.kind) == 1:
         # "宣传单上我看错了，一学期是两千八" after 两千四: owning up to a misreading, the amount of the
         # same shape and size is the one misread, whatever words it was said with.
