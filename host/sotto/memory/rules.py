@@ -21,10 +21,9 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
-from sotto.memory.read_en import _EN_NEGATED_AFTER
+from sotto.memory.read_en import _EN_NEGATED_AFTER, is_colour_word
 from sotto.memory.read_zh import _ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
-from sotto.memory.read_en import is_colour_word
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, names_value, replace_in_items, said_unchanged, same_sort, same_value
