@@ -1011,8 +1011,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             st.values = [v for v in st.values if v.text != name and name not in v.text]
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
         stored_before = _typed(w.stored())
+        later_kinds = frozenset(v.kind for later in sentences[index + 1:] for v in read_sentence(later, lang, known).values if not v.negated)
         values = decide_values(st, stored_before, turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
-                               earlier_text=" ".join(sentences[:index]), turn_steady=turn_steady)
+                               earlier_text=" ".join(sentences[:index]), turn_steady=turn_steady, later_kinds=later_kinds)
         named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
         # A value already stored, said again ("Joanna decided the Rutter's too similar"), is no replacement.

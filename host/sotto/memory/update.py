@@ -20,6 +20,7 @@ A replaced value is replaced everywhere (notes, steps, the task) so no old text 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -37,6 +38,7 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
+from sotto.memory import replace_model
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at
@@ -217,12 +219,14 @@ def decide_values(
     earlier_names: list[Item] | None = None,
     earlier_text: str = "",
     turn_steady: list[Item] | None = None,
+    later_kinds: frozenset[str] = frozenset(),
 ) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
     `earlier_olds`: values an earlier sentence of the same turn rejected with no new
     value of their own ("Friday's tricky after all. Is Saturday possible?"). `turn_steady`:
-    stored values any sentence of the turn says are unchanged ("The width's staying at 3")."""
+    stored values any sentence of the turn says are unchanged ("The width's staying at 3").
+    `later_kinds`: the kinds of the values later sentences of the turn give."""
     out = ValueUpdate()
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
@@ -425,6 +429,18 @@ def decide_values(
             before = [s for s in (earlier_names or []) + here if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
             if before:
                 decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
+        last_of_kind = v.kind not in later_kinds and not any(o.kind == v.kind and o.start > v.start and not o.negated for o in statement.values)
+        if decision is None and last_of_kind:
+            # No rule placed it: the stored value the fitted model finds likeliest to be changed, if likely
+            # enough. Not while the turn still gives a value of its kind ("the 14th is a Sunday, isn't
+            # it. I meant Monday the 15th."): the rules read that one first.
+            # Never a thing the rules know is another of its sort: 无铅 beside 有铅, "Hive two" after "Hive one".
+            pool = [] if _fresh_subject(statement, stored) else [s for s in candidates if (s.turn != turn or not turn) and not _sibling_of(s, v, statement)]
+            changed_beside = any(d.op == UPDATE for d in out.decisions)  # another value of the sentence already changed
+            rows = [replace_features(v, s, statement, turn, pool, stored, mentioned + alone + said_again, changed_beside) for s in pool]
+            chosen = replace_model.choose(rows)
+            if chosen is not None:
+                decision = Decision(UPDATE, new_item, pool[chosen], "the value it most likely replaces (fitted weights)")
         if decision is None:
             decision = Decision(ADD, new_item, None, "a new value")
         out.decisions.append(decision)
@@ -479,6 +495,116 @@ def decide_values(
             current.append(new_item)
     out.mentioned = out.mentioned + said_again  # for the next sentences of the turn only
     return out
+
+
+_REASON = re.compile(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", re.I)
+_NEGATOR = re.compile(r"\b(?:no|not|never|can't|won't|isn't|wasn't)\b|n't\b|不|没", re.I)
+_OPENS_WITH_ADDITION = re.compile(r"(?:and|also|plus|another thing)\b|还有|另外|再|顺便", re.I)
+_NOW = re.compile(r"\bnow\b|现在|这回|这次", re.I)
+_MODEL_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM)
+
+
+def replace_features(
+    v: Value, s: Item, statement: Statement, turn: int, pool: list[Item], stored: list[Item], mentioned: list[Item], changed_beside: bool = False,
+) -> dict[str, float]:
+    """What `replace_model` weighs for "does new value `v` replace stored `s`": shape, key, signals
+    of the sentence and where `s` stands among the stored values of its sort (`pool`)."""
+    lang = statement.lang
+    own = content_stems(v.context) | content_stems(v.key)
+    keys = _key_stems(s)
+    of_kind = [c for c in pool if c.kind == s.kind]
+    latest = max(of_kind, key=lambda c: (c.turn, pool.index(c))) if of_kind else None
+    better_elsewhere = any(c is not s and c.kind in VALUE_KINDS and len(_key_stems(c) & own) > len(keys & own) for c in stored)
+    old_words = content_stems(s.value) - content_stems(v.text)
+    gap = turn - s.turn if turn and s.turn else 0
+    f: dict[str, float] = {
+        "same_kind": float(s.kind == v.kind),
+        "same_shape": float(_amount_shape(s.value, s.kind, lang) == _amount_shape(v.text, v.kind, lang)),
+        "same_unit": float(v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and bool(v.unit) and item_unit(s, lang) == unit_key(v.unit, lang)),
+        "same_date_shape": float(v.kind == KIND_DATE and s.kind == KIND_DATE and _date_shape(s.value) == _date_shape(v.text)),
+        "key_own": float(min(2, len(keys & own))),
+        "key_frame": float(min(2, len(keys & statement.frame_keys))),
+        "v_keyed": float(bool(v.key)),
+        "key_elsewhere": float(better_elsewhere),
+        "only_one": float(len(of_kind) == 1),
+        "latest": float(latest is s),
+        "pool_size": math.log1p(len(pool)),
+        "one_new_of_kind": float(sum(1 for o in statement.values if o.kind == v.kind and not o.negated) == 1),
+        "values_in_sentence": math.log1p(len(statement.values)),
+        "change_cue": float(statement.change_cue),
+        "strong_cue": float(statement.strong_cue),
+        "admission": float(statement.admission),
+        "proposal": float(statement.proposal),
+        "value_cue": float(v.cue),
+        "additive": float(statement.additive),
+        "question": float(statement.question),
+        "reason": float(_REASON.search(statement.raw) is not None),
+        "negator": float(_NEGATOR.search(statement.raw) is not None),
+        "now": float(_NOW.search(statement.raw) is not None),
+        "said_last_turn": float(gap == 1),
+        "said_two_turns_ago": float(gap == 2),
+        "rank_of_kind": float(min(3, sum(1 for c in of_kind if (c.turn, pool.index(c)) > (s.turn, pool.index(s))))),
+        "key_empty": float(not keys),
+        "changed_beside": float(changed_beside),
+        "words": math.log1p(len(statement.text.split())) if lang != "zh" else math.log1p(len(statement.text) / 2),
+        "closeness": _closeness(s.value, v.text),
+        "near": float(_near(s.value, v.text)),
+        "mentioned": float(s in mentioned),
+        "old_words_said": float(bool(old_words & content_stems(statement.text))),
+        **_old_clause_features(s, v, statement),
+        "qualified": float(bool(v.qualifiers)),
+        "weak": float(v.weak),
+        "opens_with_addition": float(_OPENS_WITH_ADDITION.match(statement.raw.strip()) is not None),
+        "new_name_said": float(any(o.kind == KIND_NAME and o is not v and not any(same_value(c, o.text) for c in stored) for o in statement.values)),
+        "zh": float(lang == "zh"),
+    }
+    signal = statement.change_cue or statement.strong_cue or statement.admission or v.cue or f["reason"] or f["now"]
+    for kind in _MODEL_KINDS:
+        f["kind_" + kind] = float(v.kind == kind)
+        f["signal_" + kind] = float(v.kind == kind and bool(signal))
+    return f
+
+
+def _sibling_of(s: Item, v: Value, statement: Statement) -> bool:
+    own = content_stems(v.context) | content_stems(v.key)
+    return _siblings(own or statement.frame_keys, _key_stems(s)) or (statement.lang == "zh" and _zh_sibling_text(statement.text, s.key))
+
+
+def _old_clause_features(s: Item, v: Value, statement: Statement) -> dict[str, float]:
+    """Where the sentence says the stored value: in the new value's own clause, in a clause with a
+    negator ("sold out of navy", 不要了), in a clause that keeps it ("keep mustard for the stripes")."""
+    text, lang = statement.text, statement.lang
+    low = text.lower()
+    words = [w for w in re.findall(r"[A-Za-z0-9]{3,}", s.value)] if lang != "zh" else [s.value.strip()[:2]]
+    at = next((i for w in words if w and (i := low.find(w.lower())) >= 0 and not (v.start <= i < v.end)), -1)
+    if at < 0:
+        return {"old_in_own_clause": 0.0, "old_negated": 0.0, "old_kept": 0.0, "old_owns": 0.0}
+    lo, hi = clause_at(text, at, lang)
+    clause = text[lo:hi]
+    return {
+        "old_in_own_clause": float(lo <= v.start < hi),
+        "old_negated": float(_NEGATOR.search(clause) is not None),
+        "old_kept": float(_STEADY_CLAUSE.search(clause) is not None),
+        # "Harry's class is Willow", 王奶奶的轮椅: the stored value is whose the new one is.
+        "old_owns": float(re.match(r"\w*(?:'s|’s|的)", text[at:at + len(s.value) + 4]) is not None),
+    }
+
+
+def _amount_shape(text: str, kind: str, lang: str) -> str:
+    """The shape of a value's number: "12 bags" is a count like "9", not a code like "M41"."""
+    if kind == KIND_QUANTITY:
+        lead = (_ZH_COUNT_LEAD if lang == "zh" else _EN_COUNT_LEAD).match(text.strip())
+        if lead:
+            return _shape(lead.group(0).strip())
+    return _shape(text)
+
+
+def _closeness(a: str, b: str) -> float:
+    """1 for equal amounts, falling with their ratio; 0 when either is no amount."""
+    x, y = number_of(a), number_of(b)
+    if x is None or y is None or x <= 0 or y <= 0:
+        return 0.0
+    return math.exp(-abs(math.log(x / y)))
 
 
 def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
@@ -770,7 +896,7 @@ def _by_key(
         same = [s for s in candidates if s.kind == KIND_QUANTITY and number_of(s.value) is not None and not _dimension(item_unit(s, lang))]
     if v.kind == KIND_DATE:
         same = [s for s in same if _date_shape(s.value) == _date_shape(v.text)] or same  # "so I've taken the seventeenth": a day of the month
-    reason = re.search(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", statement.raw, re.I) is not None
+    reason = _REASON.search(statement.raw) is not None
     # Not when the sentence names what it replaces elsewhere ("ten mil of clearance, so the sides come out at 440, not 450").
     # A bare number beside a measure may be that measure ("20 mm of space, so ... 280 deep"): two of a sort.
     of_sort = sum(1 for o in news if o.kind == v.kind or (v.kind == KIND_QUANTITY and o.kind == KIND_NUMBER and _is_bare_number(o.text)))

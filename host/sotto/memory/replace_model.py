@@ -1,0 +1,61 @@
+"""Which stored value a new one replaces when no rule of the update step decides it.
+
+The update step's rules decide what they recognise; a new value they leave unplaced would be
+added beside the stored ones. Here a logistic model, over features of the pair (new value,
+stored value of a compatible kind) that `update.replace_features` computes, scores how likely
+the stored value is the one the user changed. Its weights are fitted on the tuning sets by
+`tools/fit_replace_model.py` and written into `replace_weights.json` next to this module; they
+are data, not code, so a refit on more conversations changes no line here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+WEIGHTS_FILE = Path(__file__).with_name("replace_weights.json")
+
+
+@dataclass(frozen=True)
+class ReplaceModel:
+    weights: dict[str, float]
+    bias: float
+    threshold: float  # the lowest score at which the likeliest stored value is replaced
+
+    def score(self, features: dict[str, float]) -> float:
+        z = self.bias + sum(self.weights.get(name, 0.0) * value for name, value in features.items())
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def choose(self, rows: list[dict[str, float]]) -> int | None:
+        """The index of the row to replace, or None to add the new value beside them."""
+        if not rows:
+            return None
+        scores = [self.score(r) for r in rows]
+        best = max(range(len(rows)), key=lambda i: scores[i])
+        return best if scores[best] >= self.threshold else None
+
+    def to_json(self) -> str:
+        return json.dumps({"bias": self.bias, "threshold": self.threshold, "weights": self.weights}, indent=1, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> "ReplaceModel":
+        data = json.loads(text)
+        return cls(weights={str(k): float(v) for k, v in data["weights"].items()}, bias=float(data["bias"]), threshold=float(data["threshold"]))
+
+
+# Without fitted weights nothing is replaced by this step (threshold above any score).
+NO_MODEL = ReplaceModel(weights={}, bias=0.0, threshold=2.0)
+
+
+@lru_cache(maxsize=1)
+def load() -> ReplaceModel:
+    if not WEIGHTS_FILE.exists():
+        return NO_MODEL
+    return ReplaceModel.from_json(WEIGHTS_FILE.read_text(encoding="utf-8"))
+
+
+def choose(rows: list[dict[str, float]]) -> int | None:
+    return load().choose(rows)

@@ -1,0 +1,121 @@
+"""The fitted step of the update: which stored value a new one replaces when no rule placed it.
+
+The rules are tried first; a value they leave unplaced is scored against each stored value of
+a compatible kind by `replace_model` (weights fitted by tools/fit_replace_model.py on the tuning
+sets). The sentences here are our own. The plumbing is tested with fake models injected through
+`replace_model.load`; the shipped weights are checked for shape and on one sentence of ours.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_memory_update import say
+
+from sotto.memory import replace_model
+from sotto.memory.replace_model import NO_MODEL, ReplaceModel
+from sotto.memory.statements import read_sentence
+from sotto.memory.items import Item
+from sotto.memory.update import replace_features
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A fake that replaces a stored value of the same shape (an amount, a code, a decimal) whenever it may.
+FAKE_SAME_SHAPE = ReplaceModel(weights={"same_shape": 2.0}, bias=-1.0, threshold=0.5)
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch):
+    def use(model: ReplaceModel) -> None:
+        monkeypatch.setattr(replace_model, "load", lambda: model)
+    return use
+
+
+def test_choose_takes_the_best_row_only_above_the_threshold() -> None:
+    model = ReplaceModel(weights={"a": 1.0}, bias=0.0, threshold=0.7)
+    assert model.choose([{"a": 0.0}, {"a": 2.0}, {"a": 1.0}]) == 1
+    assert model.choose([{"a": 0.0}, {"a": 0.5}]) is None  # best scores 0.62
+    assert model.choose([]) is None
+    assert NO_MODEL.choose([{"a": 30.0}]) is None
+
+
+def test_a_model_survives_its_json() -> None:
+    model = ReplaceModel(weights={"same_kind": 1.25, "near": -0.5}, bias=0.125, threshold=0.55)
+    assert ReplaceModel.from_json(model.to_json()) == model
+
+
+def test_without_a_weights_file_nothing_is_replaced_by_the_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(replace_model, "WEIGHTS_FILE", tmp_path / "absent.json")
+    replace_model.load.cache_clear()
+    try:
+        assert replace_model.load() is NO_MODEL
+    finally:
+        replace_model.load.cache_clear()
+
+
+def test_an_unplaced_value_replaces_the_one_the_model_picks(fake_model) -> None:
+    turns = ("Order me 12 bags of compost.", "Is the delivery free?", "The bed is smaller than I thought, 9 will do.")
+    fake_model(NO_MODEL)
+    added = say(*turns).memory_text()
+    assert "12 bags" in added and "9" in added  # the rules alone keep both
+    fake_model(FAKE_SAME_SHAPE)
+    state = say(*turns)
+    values = [i.value for i in state.all_items() if i.kind != "note"]
+    assert "12 bags" not in " ".join(values), values
+    assert any(v.startswith("9") for v in values), values
+
+
+def test_the_model_waits_for_a_later_value_of_the_same_kind_in_the_turn(fake_model) -> None:
+    fake_model(FAKE_SAME_SHAPE)
+    state = say("The hygienist appointment is on the 14th at 9:40.", "Is it going to hurt?",
+                "Oh no, the 14th is a Sunday, isn't it. I meant Monday the 15th.")
+    dates = [i.value for i in state.all_items() if i.kind == "date"]
+    assert "Monday the 15th" in dates and "the 14th" not in dates, dates
+
+
+def test_the_model_leaves_a_value_the_rules_placed(fake_model) -> None:
+    fake_model(ReplaceModel(weights={}, bias=10.0, threshold=0.5))  # would replace anything it is asked about
+    state = say("Kick-off is at 10:30 and the minibus leaves at 9:15.", "The minibus leaves at 9:30 now, kick-off stays.")
+    times = [i.value for i in state.all_items() if i.kind == "time"]
+    assert "10:30" in times and "9:30" in times and "9:15" not in times, times
+
+
+def test_the_shipped_weights_name_the_features_the_code_computes() -> None:
+    shipped = json.loads(replace_model.WEIGHTS_FILE.read_text(encoding="utf-8"))
+    statement = read_sentence("So the party is on the 9th now.", "en", frozenset())
+    stored = Item(key="party", value="the 7th", kind="date", turn=1)
+    features = replace_features(statement.values[0], stored, statement, 3, [stored], [stored], [])
+    assert set(shipped["weights"]) == set(features)
+    assert 0.0 < shipped["threshold"] < 1.0
+
+
+def test_the_fit_tool_labels_rows_by_what_the_script_forgets(tmp_path: Path) -> None:
+    script = {"name": "fake nursery order", "lang": "en", "turns": [
+        {"user": "Order 30 tulip bulbs and 12 bags of bark.", "remember": [["30"], ["12 bags"]]},
+        {"user": "Do they come with planting instructions?", "remember": []},
+        {"user": "The border is shorter than I measured, 24 will do.", "remember": [["24"]], "forget": [["30"]]},
+    ]}
+    (tmp_path / "fake_en.json").write_text(json.dumps(script), encoding="utf-8")
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import fit_replace_model
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    from sotto.memory.evaluation import load_script
+
+    rows = fit_replace_model.collect(load_script(tmp_path / "fake_en.json"))
+    labels = {r.said.split(" [")[0]: r.label for r in rows}
+    assert labels.get("24 <- 30 tulip bulbs") == 1, labels
+    assert labels.get("24 <- 12 bags") == 0, labels
+
+
+def test_the_fit_tool_runs_from_the_command_line(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "fit_replace_model.py"), str(ROOT.parent / "shared" / "eval"), "--folds", "2"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "held-out folds" in out.stdout

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Fit the weights of `sotto.memory.replace_model` on memory scripts (the tuning sets).
+
+    python tools/fit_replace_model.py eval/memory/tune eval/memory/tune2 ... [--write] [--folds N]
+
+Every script is read turn by turn with the update rules alone (the model answers "add" while
+collecting). Each new value the rules left unplaced gives one row per stored value of a
+compatible kind: positive when that turn's script forgets the stored value and remembers the
+new one, negative otherwise. A logistic regression (L2) is fitted on all rows; the threshold
+is the one that gains most corrections net of wrong replacements, judged on held-out folds of
+whole scripts. With --write the weights go to host/sotto/memory/replace_weights.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+from dataclasses import dataclass
+from typing import Any
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "host"))
+
+from sotto.memory import replace_model, update  # noqa: E402
+from sotto.memory.items import Item  # noqa: E402
+from sotto.memory.statements import Value  # noqa: E402
+from sotto.memory.evaluation import Script, load_script  # noqa: E402
+from sotto.memory.rules import extract  # noqa: E402
+from sotto.memory.state import SessionState  # noqa: E402
+
+
+
+@dataclass(frozen=True)
+class Row:
+    script: str
+    group: str  # one new value: its rows compete for it
+    features: dict[str, float]
+    label: int  # 1: the script forgets the stored value; 0: it still expects it; -1: no matter
+    said: str  # "new <- old [old key]", for --show
+
+
+def _said(alternatives: list[str], text: str) -> bool:
+    low = text.lower()
+    return any(a.lower() in low or (len(low) >= 2 and low in a.lower()) for a in alternatives)
+
+
+def collect(script: Script) -> list[Row]:
+    """One row per (new value the rules left unplaced, stored value of a compatible kind)."""
+    rows: list[Row] = []
+    state = SessionState(session_id="fit")
+    lang = script.lang or "en"
+    alive: list[list[str]] = []  # remember items still expected
+    asked: list[list[tuple[str, str, str, dict[str, float]]]] = []  # per new value: (new, old, old key, features)
+    pending: list[tuple[str, str, str, dict[str, float]]] = []
+
+    def features(v: Value, s: Item, *args: Any) -> dict[str, float]:
+        row = original(v, s, *args)
+        pending.append((v.text, s.value, s.key, row))
+        return row
+
+    def answer(rows: list[dict[str, float]]) -> int | None:
+        asked.append(pending[-len(rows):] if rows else [])
+        return None  # collect what the rules alone do: the model adds
+
+    original = update.replace_features
+    original_choose = replace_model.choose
+    update.replace_features = features  # type: ignore[assignment]
+    replace_model.choose = answer  # type: ignore[assignment]
+    try:
+        for number, step in enumerate(script.turns, 1):
+            alive = [a for a in alive if not any(set(a) & set(f) for f in step.forget)] + list(step.remember)
+            asked.clear()
+            state = extract(step.user, state, lang=lang, turn=number).state
+            for index, group in enumerate(asked):
+                for new, old, old_key, row in group:
+                    if any(_said(alts, old) for alts in step.forget):
+                        label = 1
+                    elif any(_said(alts, old) for alts in alive):
+                        label = 0  # a value the user still means: replacing it loses it
+                    else:
+                        label = -1  # a value nobody expects (a misread word): replacing it costs nothing
+                    rows.append(Row(script.name, f"{script.name}#{number}.{index}", row, label, f"{new} <- {old} [{old_key}]"))
+    finally:
+        update.replace_features = original  # type: ignore[assignment]
+        replace_model.choose = original_choose  # type: ignore[assignment]
+    return rows
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
+    w = np.zeros(x.shape[1])
+    b = 0.0
+    for _ in range(60):  # Newton steps
+        p = 1 / (1 + np.exp(-(x @ w + b)))
+        g_w = x.T @ (p - y) + l2 * w
+        g_b = float(np.sum(p - y))
+        s = p * (1 - p)
+        xb = np.hstack([x, np.ones((x.shape[0], 1))])
+        h = xb.T @ (xb * s[:, None]) + np.diag(np.r_[np.full(x.shape[1], l2), 1e-6])
+        step = np.linalg.solve(h, np.r_[g_w, g_b])
+        w -= step[:-1]
+        b -= float(step[-1])
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return w, b
+
+
+def net_gain(groups: dict[str, list[tuple[float, int, int]]], threshold: float) -> tuple[int, int]:
+    """Right and wrong replacements when the best-scored row of each group is replaced above threshold."""
+    right = wrong = 0
+    for rows in groups.values():
+        score, label, _ = max(rows)
+        if score >= threshold:
+            if label == 1:
+                right += 1
+            elif label == 0:
+                wrong += 1
+    return right, wrong
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("dirs", nargs="+")
+    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--show", type=float, default=None, metavar="THRESHOLD", help="print the held-out misses at this threshold")
+    parser.add_argument("--cost", type=float, default=1.5, help="a wrong replacement costs this many right ones")
+    args = parser.parse_args()
+    rows: list[Row] = []
+    for d in args.dirs:
+        for path in sorted(glob.glob(f"{d}/*.json")):
+            rows += collect(load_script(path))
+    names = sorted(rows[0].features)
+    x = np.array([[r.features[n] for n in names] for r in rows])
+    y = np.array([max(0, r.label) for r in rows], dtype=float)
+    known = np.array([r.label >= 0 for r in rows])
+    print(f"{len(rows)} rows, {int(y.sum())} positive, {int(known.sum() - y.sum())} negative, {len({r.group for r in rows})} new values, {len({r.script for r in rows})} scripts")
+    scripts = sorted({r.script for r in rows})
+    random.Random(2026).shuffle(scripts)
+    fold_of = {s: i % args.folds for i, s in enumerate(scripts)}
+    held: dict[str, list[tuple[float, int, int]]] = {}  # group -> (held-out score, label, row index)
+    for k in range(args.folds):
+        train = np.array([fold_of[r.script] != k for r in rows])
+        w, b = fit(x[train & known], y[train & known], args.l2)
+        for i, r in enumerate(rows):
+            if not train[i]:
+                held.setdefault(r.group, []).append((float(1 / (1 + np.exp(-(x[i] @ w + b)))), r.label, i))
+    threshold_shown = args.show
+    if threshold_shown is not None:
+        for scored in held.values():
+            top = max(scored)
+            for score, label, i in scored:
+                if (label == 1 and score < threshold_shown) or (label == 0 and score >= threshold_shown and (score, label, i) == top):
+                    print(f"{'MISS' if label else 'WRONG'} {score:.2f} {rows[i].said}")
+    best = (-1e9, 2.0)
+    for t in [i / 100 for i in range(20, 96)]:
+        right, wrong = net_gain(held, t)
+        if right - args.cost * wrong > best[0]:
+            best = (right - args.cost * wrong, t)
+    threshold = best[1]
+    right, wrong = net_gain(held, threshold)
+    print(f"held-out folds: threshold {threshold:.2f}: {right} right, {wrong} wrong replacements")
+    for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+        print(f"   at {t}: right, wrong = {net_gain(held, t)}")
+    w, b = fit(x[known], y[known], args.l2)
+    model = replace_model.ReplaceModel(weights={n: round(float(v), 4) for n, v in zip(names, w)}, bias=round(b, 4), threshold=threshold)
+    for n, v in sorted(model.weights.items(), key=lambda kv: -abs(kv[1])):
+        print(f"   {n:18s} {v:+.3f}")
+    if args.write:
+        replace_model.WEIGHTS_FILE.write_text(model.to_json(), encoding="utf-8")
+        print("wrote", replace_model.WEIGHTS_FILE)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
