@@ -119,13 +119,3 @@ def test_the_fit_tool_runs_from_the_command_line(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "held-out folds" in out.stdout
-
-
-def test_the_model_ranks_the_stored_values_a_cue_of_change_may_mean(fake_model) -> None:
-    turns = ("Chloe is babysitting on Saturday.", "Bedtime is 7:30 for Max and 8:15 for Ella.", "Ah, it'll be her sister Maddie coming instead.")
-    fake_model(NO_MODEL)  # no ranking: the latest person named
-    names = [i.value for i in say(*turns).all_items() if i.kind == "name"]
-    assert "Ella" not in names and "Chloe" in names, names
-    fake_model(ReplaceModel(weights={"latest": -2.0, "said_two_turns_ago": 1.0}, bias=0.0, threshold=2.0))  # ranks only: never adds a replacement
-    names = [i.value for i in say(*turns).all_items() if i.kind == "name"]
-    assert "Chloe" not in names and "Ella" in names and "Maddie" in names, names

@@ -887,9 +887,6 @@ def _by_key(
             said |= content_stems(earlier_text)  # "another two panels fit. So twelve.": the panels
         # The latest one, unless the sentence names what another is about ("push the outbound to the 5th").
         latest = max(pool, key=lambda s: (_code_family(s.value, v.text), len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
-        if len(pool) > 1 and not any(_code_family(s.value, v.text) for s in pool):
-            model = replace_model.load()
-            latest = max(pool, key=lambda s: (model.score(replace_features(v, s, statement, new_item.turn, pool, candidates, mentioned or [])), s is latest))
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
