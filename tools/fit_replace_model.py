@@ -129,7 +129,7 @@ def main() -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--show", type=float, default=None, metavar="THRESHOLD", help="print the held-out misses at this threshold")
-    parser.add_argument("--cost", type=float, default=2.0, help="a wrong replacement costs this many right ones: it loses a value the user still means")
+    parser.add_argument("--cost", type=float, default=3.0, help="a wrong replacement costs this many right ones: it loses a value the user still means for the rest of the talk")
     args = parser.parse_args()
     rows: list[Row] = []
     for d in args.dirs:
