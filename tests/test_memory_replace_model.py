@@ -44,8 +44,15 @@ def test_choose_takes_the_best_row_only_above_the_threshold() -> None:
     assert NO_MODEL.choose([{"a": 30.0}]) is None
 
 
+def test_two_stored_values_nearly_as_likely_are_a_guess_and_nothing_is_replaced() -> None:
+    model = ReplaceModel(weights={"a": 1.0}, bias=0.0, threshold=0.5, margin=0.2)
+    assert model.choose([{"a": 3.0}, {"a": 2.5}]) is None  # 0.95 and 0.92
+    assert model.choose([{"a": 3.0}, {"a": 0.0}]) == 0  # 0.95 and 0.5
+    assert model.choose([{"a": 3.0}]) == 0  # alone: only the threshold
+
+
 def test_a_model_survives_its_json() -> None:
-    model = ReplaceModel(weights={"same_kind": 1.25, "near": -0.5}, bias=0.125, threshold=0.55)
+    model = ReplaceModel(weights={"same_kind": 1.25, "near": -0.5}, bias=0.125, threshold=0.55, margin=0.2)
     assert ReplaceModel.from_json(model.to_json()) == model
 
 
@@ -91,7 +98,7 @@ def test_the_shipped_weights_name_the_features_the_code_computes() -> None:
     stored = Item(key="party", value="the 7th", kind="date", turn=1)
     features = replace_features(statement.values[0], stored, statement, 3, [stored], [stored], [])
     assert set(shipped["weights"]) == set(features)
-    assert 0.0 < shipped["threshold"] < 1.0
+    assert 0.0 < shipped["threshold"] < 1.0 and 0.0 <= shipped["margin"] < 1.0
 
 
 def test_the_fit_tool_labels_rows_by_what_the_script_forgets(tmp_path: Path) -> None:

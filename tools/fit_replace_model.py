@@ -5,10 +5,12 @@
 
 Every script is read turn by turn with the update rules alone (the model answers "add" while
 collecting). Each new value the rules left unplaced gives one row per stored value of a
-compatible kind: positive when that turn's script forgets the stored value and remembers the
-new one, negative otherwise. A logistic regression (L2) is fitted on all rows; the threshold
-is the one that gains most corrections net of wrong replacements, judged on held-out folds of
-whole scripts. With --write the weights go to host/sotto/memory/replace_weights.json.
+compatible kind, labelled by the script: 1 when that turn forgets the stored value, 0 when the
+script still expects it, -1 (left out of the fit) when nobody expects it. A logistic regression
+(L2) is fitted on the labelled rows; the threshold and the margin (how far the best must lead
+the next candidate) are the ones that gain most corrections net of wrong replacements (a wrong
+one costs --cost right ones), judged on held-out folds of whole scripts. With --write the
+weights go to host/sotto/memory/replace_weights.json.
 """
 
 from __future__ import annotations
@@ -109,12 +111,14 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
     return w, b
 
 
-def net_gain(groups: dict[str, list[tuple[float, int, int]]], threshold: float) -> tuple[int, int]:
-    """Right and wrong replacements when the best-scored row of each group is replaced above threshold."""
+def net_gain(groups: dict[str, list[tuple[float, int, int]]], threshold: float, margin: float = 0.0) -> tuple[int, int]:
+    """Right and wrong replacements when the best-scored row of each group is replaced: at or above
+    the threshold, and at least `margin` ahead of the group's next row."""
     right = wrong = 0
     for rows in groups.values():
-        score, label, _ = max(rows)
-        if score >= threshold:
+        ranked = sorted(rows, reverse=True)
+        score, label, _ = ranked[0]
+        if score >= threshold and (len(ranked) == 1 or score - ranked[1][0] >= margin):
             if label == 1:
                 right += 1
             elif label == 0:
@@ -157,18 +161,19 @@ def main() -> int:
             for score, label, i in scored:
                 if (label == 1 and score < threshold_shown) or (label == 0 and score >= threshold_shown and (score, label, i) == top):
                     print(f"{'MISS' if label else 'WRONG'} {score:.2f} {rows[i].said}")
-    best = (-1e9, 2.0)
-    for t in [i / 100 for i in range(20, 96)]:
-        right, wrong = net_gain(held, t)
-        if right - args.cost * wrong > best[0]:
-            best = (right - args.cost * wrong, t)
-    threshold = best[1]
-    right, wrong = net_gain(held, threshold)
-    print(f"held-out folds: threshold {threshold:.2f}: {right} right, {wrong} wrong replacements")
+    best = (-1e9, 2.0, 0.0)
+    for margin in (0.0, 0.1, 0.2, 0.3, 0.4):
+        for t in [i / 100 for i in range(20, 96)]:
+            right, wrong = net_gain(held, t, margin)
+            if right - args.cost * wrong > best[0]:
+                best = (right - args.cost * wrong, t, margin)
+    _, threshold, margin = best
+    right, wrong = net_gain(held, threshold, margin)
+    print(f"held-out folds: threshold {threshold:.2f}, margin {margin:.1f}: {right} right, {wrong} wrong replacements")
     for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-        print(f"   at {t}: right, wrong = {net_gain(held, t)}")
+        print(f"   at {t}: right, wrong = {net_gain(held, t, margin)}")
     w, b = fit(x[known], y[known], args.l2)
-    model = replace_model.ReplaceModel(weights={n: round(float(v), 4) for n, v in zip(names, w)}, bias=round(b, 4), threshold=threshold)
+    model = replace_model.ReplaceModel(weights={n: round(float(v), 4) for n, v in zip(names, w)}, bias=round(b, 4), threshold=threshold, margin=margin)
     for n, v in sorted(model.weights.items(), key=lambda kv: -abs(kv[1])):
         print(f"   {n:18s} {v:+.3f}")
     if args.write:

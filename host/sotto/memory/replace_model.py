@@ -24,6 +24,7 @@ class ReplaceModel:
     weights: dict[str, float]
     bias: float
     threshold: float  # the lowest score at which the likeliest stored value is replaced
+    margin: float = 0.0  # how far ahead of the next one it must be: two nearly as likely is a guess
 
     def score(self, features: dict[str, float]) -> float:
         z = self.bias + sum(self.weights.get(name, 0.0) * value for name, value in features.items())
@@ -35,15 +36,17 @@ class ReplaceModel:
             return None
         scores = [self.score(r) for r in rows]
         best = max(range(len(rows)), key=lambda i: scores[i])
-        return best if scores[best] >= self.threshold else None
+        runner_up = max((scores[i] for i in range(len(rows)) if i != best), default=0.0)
+        return best if scores[best] >= self.threshold and scores[best] - runner_up >= self.margin else None
 
     def to_json(self) -> str:
-        return json.dumps({"bias": self.bias, "threshold": self.threshold, "weights": self.weights}, indent=1, sort_keys=True) + "\n"
+        return json.dumps({"bias": self.bias, "margin": self.margin, "threshold": self.threshold, "weights": self.weights}, indent=1, sort_keys=True) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> "ReplaceModel":
         data = json.loads(text)
-        return cls(weights={str(k): float(v) for k, v in data["weights"].items()}, bias=float(data["bias"]), threshold=float(data["threshold"]))
+        return cls(weights={str(k): float(v) for k, v in data["weights"].items()}, bias=float(data["bias"]), threshold=float(data["threshold"]),
+                   margin=float(data.get("margin", 0.0)))
 
 
 # Without fitted weights nothing is replaced by this step (threshold above any score).
