@@ -60,7 +60,25 @@ def test_without_a_weights_file_nothing_is_replaced_by_the_model(monkeypatch: py
     monkeypatch.setattr(replace_model, "WEIGHTS_FILE", tmp_path / "absent.json")
     replace_model.load.cache_clear()
     try:
-        assert replace_model.load() is NO_MODEL
+        assert replace_model.load() is NO_MODEL  # and a warning: see the broken-file test
+    finally:
+        replace_model.load.cache_clear()
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"bias": 0.1}', '{"bias": "x", "threshold": 0.5, "weights": {}}', "[]"])
+def test_a_broken_weights_file_leaves_the_rules_working_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture, content: str,
+) -> None:
+    broken = tmp_path / "replace_weights.json"
+    broken.write_text(content, encoding="utf-8")
+    monkeypatch.setattr(replace_model, "WEIGHTS_FILE", broken)
+    replace_model.load.cache_clear()
+    try:
+        with caplog.at_level("WARNING"):
+            assert replace_model.load() is NO_MODEL
+            state = say("Order me 12 bags of compost.", "Make it 14 bags.")
+        assert "no usable replace weights" in caplog.text
+        assert "14 bags" in state.memory_text() and "12 bags" not in state.memory_text()
     finally:
         replace_model.load.cache_clear()
 

@@ -11,12 +11,15 @@ are data, not code, so a refit on more conversations changes no line here.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 WEIGHTS_FILE = Path(__file__).with_name("replace_weights.json")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -55,9 +58,12 @@ NO_MODEL = ReplaceModel(weights={}, bias=0.0, threshold=2.0)
 
 @lru_cache(maxsize=1)
 def load() -> ReplaceModel:
-    if not WEIGHTS_FILE.exists():
+    """The shipped weights; without readable ones the update step runs on its rules alone (and says so once)."""
+    try:
+        return ReplaceModel.from_json(WEIGHTS_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        log.warning("memory: no usable replace weights in %s (%s: %s); new values no rule places are added", WEIGHTS_FILE, type(e).__name__, e)
         return NO_MODEL
-    return ReplaceModel.from_json(WEIGHTS_FILE.read_text(encoding="utf-8"))
 
 
 def choose(rows: list[dict[str, float]]) -> int | None:

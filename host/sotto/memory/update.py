@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from sotto.engines.normalize import number_value
+from sotto.memory import replace_model
 from sotto.memory.clock import clock_minutes, shift_minutes, shifted, weekday_kept
 from sotto.memory.items import (
     KIND_DATE,
@@ -38,7 +39,6 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
-from sotto.memory import replace_model
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at
@@ -433,8 +433,8 @@ def decide_values(
         if decision is None and last_of_kind:
             # No rule placed it: the stored value the fitted model finds likeliest to be changed, if likely
             # enough. Not while the turn still gives a value of its kind ("the 14th is a Sunday, isn't
-            # it. I meant Monday the 15th."): the rules read that one first.
-            # Never a thing the rules know is another of its sort: 无铅 beside 有铅, "Hive two" after "Hive one".
+            # it. I meant Monday the 15th."): the rules read that one first. Never a thing the rules
+            # know is another of its sort: 无铅 beside 有铅, "Hive two" after "Hive one".
             pool = [] if _fresh_subject(statement, stored) else [s for s in candidates if (s.turn != turn or not turn) and not _sibling_of(s, v, statement)]
             changed_beside = any(d.op == UPDATE for d in out.decisions)  # another value of the sentence already changed
             rows = [replace_features(v, s, statement, turn, pool, stored, mentioned + alone + said_again, changed_beside) for s in pool]
