@@ -39,7 +39,7 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
-from sotto.memory.language import EN_PEOPLE_NOUNS, has_change_cue
+from sotto.memory.language import EN_PEOPLE_NOUNS, has_additive, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at
 from sotto.memory.text import EN_NUMBER_WORDS, stem
@@ -499,7 +499,6 @@ def decide_values(
 
 _REASON = re.compile(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", re.I)
 _NEGATOR = re.compile(r"\b(?:no|not|never|can't|won't|isn't|wasn't)\b|n't\b|不|没", re.I)
-_OPENS_WITH_ADDITION = re.compile(r"(?:and|also|plus|another thing)\b|还有|另外|再|顺便", re.I)
 _NOW = re.compile(r"\bnow\b|现在|这回|这次", re.I)
 _MODEL_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM)
 
@@ -554,7 +553,7 @@ def replace_features(
         **_old_clause_features(s, v, statement),
         "qualified": float(bool(v.qualifiers)),
         "weak": float(v.weak),
-        "opens_with_addition": float(_OPENS_WITH_ADDITION.match(statement.raw.strip()) is not None),
+        "opens_with_addition": float(_opens_with_addition(statement.raw, lang)),
         "new_name_said": float(any(o.kind == KIND_NAME and o is not v and not any(same_value(c, o.text) for c in stored) for o in statement.values)),
         "zh": float(lang == "zh"),
     }
@@ -599,12 +598,18 @@ def _amount_shape(text: str, kind: str, lang: str) -> str:
     return _shape(text)
 
 
+def _opens_with_addition(said: str, lang: str) -> bool:
+    """"And 6 metres of hose.", "Also ...", 还有…: the sentence starts by adding (the additive words of `language`)."""
+    opening = said.strip()[:4] if lang == "zh" else " ".join(said.split()[:2])
+    return (lang != "zh" and re.match(r"and\b", opening, re.I) is not None) or has_additive(opening, lang)
+
+
 def _closeness(a: str, b: str) -> float:
-    """1 for equal amounts, falling with their ratio; 0 when either is no amount."""
+    """The smaller amount over the larger: 1 for equal amounts; 0 when either is no amount."""
     x, y = number_of(a), number_of(b)
     if x is None or y is None or x <= 0 or y <= 0:
         return 0.0
-    return math.exp(-abs(math.log(x / y)))
+    return min(x / y, y / x)
 
 
 def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
@@ -951,8 +956,7 @@ _IN_PLACE_OF = re.compile(r"\b(?:in (?:his|her|their) place|instead of (?:him|he
 
 def _near(a: str, b: str) -> bool:
     """Two amounts within half of each other (2400 and 2800; not 72 and 138)."""
-    x, y = number_of(a), number_of(b)
-    return x is not None and y is not None and x > 0 and y > 0 and 2 / 3 <= x / y <= 1.5
+    return _closeness(a, b) >= 2 / 3
 
 
 def _same_shape(a: str, b: str) -> bool:
