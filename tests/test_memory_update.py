@@ -12,6 +12,7 @@ import re
 import pytest
 
 from sotto.agent.compose import compose_reply
+from sotto.memory.clock import shift_days, shifted_date
 from sotto.memory.evaluation import noisy
 from sotto.memory.items import Item
 from sotto.memory.rules import extract
@@ -445,9 +446,54 @@ def test_a_relative_change_of_a_stored_time() -> None:
     assert "6:30" in state.memory_text() and "6:40" not in state.memory_text()
 
 
+def test_a_relative_change_of_a_stored_day() -> None:
+    # the weekday moves with the day of the month
+    assert_replaced(say("The dinner is on Friday the 13th at 7 pm.", "The restaurant's pushed us back a day."), "Friday the 13th", "Saturday the 14th")
+    assert_replaced(say("Our flight home is on the 10th of April.", "It lands two days later than I thought."), "10th", "the 12th of April")
+    assert_replaced(say("新生报到是九月六号，早上八点。", "台风要来，报到往后推两天。", lang="zh"), "九月六号", "九月八号")
+    assert_replaced(say("复诊约在周三。", "医生出差，提前一天吧。", lang="zh"), "周三", "周二")
+    # a day said before the shift is the one it moves, not the latest
+    state = say("The fitting is on the 3rd, and the party is the 20th.", "The 3rd is no good for me, can we push it back two days?")
+    assert_replaced(state, "the 3rd", "the 5th")
+    assert "the 20th" in state.memory_text()
+    state = say("推拿约在周日上午十点，晚上七点还有个会。", "十点我怕起不来，再往后挪一个钟头。", lang="zh")
+    assert_replaced(state, "上午十点", "上午11点")
+    assert "晚上七点" in state.memory_text()
+    # a day said after the shift is the new one; the shift only says why
+    state = say("Pick-up is the 3rd.", "It got pushed back a week to the 11th.")
+    assert "the 11th" in state.memory_text() and "3rd" not in state.memory_text() and "10th" not in state.memory_text()
+
+
+@pytest.mark.parametrize(
+    ("stored", "days", "lang", "moved"),
+    [
+        ("the 12th", 2, "en", "the 14th"),
+        ("Friday the 13th", 1, "en", "Saturday the 14th"),
+        ("the nineteenth of December", 7, "en", "the 26th of December"),
+        ("Tuesday", -1, "en", "Monday"),
+        ("Friday", 7, "en", None),  # a week on is still a Friday: nothing to write
+        ("the 30th", 3, "en", None),  # the month is not said: no day past the 28th is guessed
+        ("5月18日", 7, "zh", "5月25日"),
+        ("九月三十号", 1, "zh", None),
+        ("周六", 1, "zh", "周日"),
+        ("下午三点", 1, "zh", None),
+    ],
+)
+def test_a_stored_day_moved_is_written_as_it_was(stored: str, days: int, lang: str, moved: str | None) -> None:
+    assert shifted_date(stored, days, lang) == moved
+    assert shift_days("a fortnight", "en") == 14 and shift_days("一个礼拜", "zh") == 7 and shift_days("three days", "en") == 3
+
+
 @pytest.mark.parametrize(
     ("utterances", "values"),
     [
+        # a shift from a day new in this sentence is another day, not a stored one moved
+        (["The quote is two hundred pounds.", "You're collecting on the sixth, and bringing them back three weeks later."], ["sixth"]),
+        (["毕业典礼上午九点半开始，让家长提前二十分钟到。"], ["九点半"]),
+        # 提前五天停 is how long before something, not a stored day moved
+        (["胃镜约在周二。", "医生说阿司匹林要提前五天停。"], ["周二", "五天"]),
+        # past the end of the month the day is not guessed
+        (["The lease ends on the 30th of April.", "Can we push it back a week?"], ["the 30th of April"]),
         # a clock time does not replace a time said by a meal, nor the other way round
         (["Aspirin after lunch.", "Blood pressure tablet at 9 pm.", "The statin at 10 pm instead."], ["after lunch"]),
         # money said like a clock time is money

@@ -9,8 +9,9 @@ compatible kind, labelled by the script: 1 when that turn forgets the stored val
 script still expects it, -1 (left out of the fit) when nobody expects it. A logistic regression
 (L2) is fitted on the labelled rows; the threshold and the margin (how far the best must lead
 the next candidate) are the ones that gain most corrections net of wrong replacements (a wrong
-one costs --cost right ones), judged on held-out folds of whole scripts. With --write the
-weights go to host/sotto/memory/replace_weights.json.
+one costs --cost right ones), judged on held-out folds of whole scripts (summed over --repeats
+splits into folds). With --write the weights go to
+host/sotto/memory/replace_weights.json.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def collect(script: Script) -> list[Row]:
         for number, step in enumerate(script.turns, 1):
             alive = [a for a in alive if not any(set(a) & set(f) for f in step.forget)] + list(step.remember)
             asked.clear()
-            state = extract(step.user, state, lang=lang, turn=number).state
+            state = extract(step.user, state, lang=lang, turn=number).state or state
             for index, group in enumerate(asked):
                 for new, old, old_key, row in group:
                     if any(_said(alts, old) for alts in step.forget):
@@ -132,6 +133,7 @@ def main() -> int:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--repeats", type=int, default=5, help="splits into folds the threshold is chosen over")
     parser.add_argument("--show", type=float, default=None, metavar="THRESHOLD", help="print the held-out misses at this threshold")
     parser.add_argument("--cost", type=float, default=3.0, help="a wrong replacement costs this many right ones: it loses a value the user still means for the rest of the talk")
     args = parser.parse_args()
@@ -144,16 +146,22 @@ def main() -> int:
     y = np.array([max(0, r.label) for r in rows], dtype=float)
     known = np.array([r.label >= 0 for r in rows])
     print(f"{len(rows)} rows, {int(y.sum())} positive, {int(known.sum() - y.sum())} negative, {len({r.group for r in rows})} new values, {len({r.script for r in rows})} scripts")
-    scripts = sorted({r.script for r in rows})
-    random.Random(2026).shuffle(scripts)
-    fold_of = {s: i % args.folds for i, s in enumerate(scripts)}
-    held: dict[str, list[tuple[float, int, int]]] = {}  # group -> (held-out score, label, row index)
-    for k in range(args.folds):
-        train = np.array([fold_of[r.script] != k for r in rows])
-        w, b = fit(x[train & known], y[train & known], args.l2)
-        for i, r in enumerate(rows):
-            if not train[i]:
-                held.setdefault(r.group, []).append((float(1 / (1 + np.exp(-(x[i] @ w + b)))), r.label, i))
+    # Several splits into folds: one split's best threshold is partly luck of which scripts
+    # fell together; the threshold and margin chosen are the best summed over the splits.
+    splits: list[dict[str, list[tuple[float, int, int]]]] = []
+    for repeat in range(args.repeats):
+        scripts = sorted({r.script for r in rows})
+        random.Random(2026 + repeat).shuffle(scripts)
+        fold_of = {s: i % args.folds for i, s in enumerate(scripts)}
+        split: dict[str, list[tuple[float, int, int]]] = {}  # group -> (held-out score, label, row index)
+        for k in range(args.folds):
+            train = np.array([fold_of[r.script] != k for r in rows])
+            w, b = fit(x[train & known], y[train & known], args.l2)
+            for i, r in enumerate(rows):
+                if not train[i]:
+                    split.setdefault(r.group, []).append((float(1 / (1 + np.exp(-(x[i] @ w + b)))), r.label, i))
+        splits.append(split)
+    held = splits[0]
     threshold_shown = args.show
     if threshold_shown is not None:
         for scored in held.values():
@@ -164,12 +172,12 @@ def main() -> int:
     best = (-1e9, 2.0, 0.0)
     for margin in (0.0, 0.1, 0.2, 0.3, 0.4):
         for t in [i / 100 for i in range(20, 96)]:
-            right, wrong = net_gain(held, t, margin)
-            if right - args.cost * wrong > best[0]:
-                best = (right - args.cost * wrong, t, margin)
+            gain = sum(right - args.cost * wrong for right, wrong in (net_gain(split, t, margin) for split in splits))
+            if gain > best[0]:
+                best = (gain, t, margin)
     _, threshold, margin = best
-    right, wrong = net_gain(held, threshold, margin)
-    print(f"held-out folds: threshold {threshold:.2f}, margin {margin:.1f}: {right} right, {wrong} wrong replacements")
+    right, wrong = (sum(counts) for counts in zip(*(net_gain(split, threshold, margin) for split in splits)))
+    print(f"held-out folds ({args.repeats} splits): threshold {threshold:.2f}, margin {margin:.1f}: {right} right, {wrong} wrong replacements")
     for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
         print(f"   at {t}: right, wrong = {net_gain(held, t, margin)}")
     w, b = fit(x[known], y[known], args.l2)

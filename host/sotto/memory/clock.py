@@ -161,3 +161,74 @@ def weekday_kept(old: str, new: str) -> str | None:
     if before is None or after is None or (after - before) % 7:
         return None
     return f"{m.group('day')} {new.strip()}"
+
+
+# Relative change of a stored day ("pushed back a day", "a week later", 往后推两天, 提前一个礼拜).
+_EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_ZH_DAYS = "一二三四五六日"
+_ZH_DIGIT = "零一二三四五六七八九"
+_MONTH_DAYS = {"january": 31, "february": 28, "march": 31, "april": 30, "may": 31, "june": 30, "july": 31,
+               "august": 31, "september": 30, "october": 31, "november": 30, "december": 31}
+
+
+def shift_days(text: str, lang: str) -> int | None:
+    """How many days a phrase moves a day: "a day", "two weeks", "a fortnight", 两天, 一个礼拜."""
+    t = text.strip().lower()
+    if lang == "zh":
+        said = re.search(r"([零一二两三四五六七八九十\d]+)个?(天|周|星期|礼拜)", t)
+        count = number_value(said.group(1), "zh") if said else None
+        return None if said is None or count is None else count * (1 if said.group(2) == "天" else 7)
+    if "fortnight" in t:
+        return 14
+    said_en = re.search(r"\b(\d+|an?|[a-z]+)\s+(days?|weeks?)\b", t)
+    if not said_en:
+        return None
+    amount = 1 if said_en.group(1) in ("a", "an") else number_value(said_en.group(1), "en")
+    return None if amount is None else amount * (7 if said_en.group(2).startswith("w") else 1)
+
+
+def _zh_number(n: int) -> str:
+    """1..31 in Chinese numerals, as a stored 九月六号 writes them."""
+    tens, ones = divmod(n, 10)
+    return ("" if tens == 0 else ("十" if tens == 1 else _ZH_DIGIT[tens] + "十")) + (_ZH_DIGIT[ones] if ones or not tens else "")
+
+
+def shifted_date(text: str, by: int, lang: str) -> str | None:
+    """The stored day moved by `by` days, written as the stored one was: "the 12th" -> "the 14th",
+    "Friday the 13th" -> "Saturday the 14th", "Tuesday" -> "Thursday", 九月六号 -> 九月八号,
+    周六 -> 周日. None when the day is no day of the month or of the week, or the month would end."""
+    if lang == "zh":
+        day = re.search(r"([零一二两三四五六七八九十\d]{1,3})(号|日)", text)
+        if day:
+            n = number_value(day.group(1), "zh")
+            month_said = re.search(r"([一二三四五六七八九十\d]{1,2})月", text)
+            month = number_value(month_said.group(1), "zh") if month_said else None
+            last = list(_MONTH_DAYS.values())[month - 1] if month and 1 <= month <= 12 else 28
+            if n is None or not 1 <= n + by <= last:
+                return None
+            digits = day.group(1).isdigit()
+            return text[: day.start(1)] + (str(n + by) if digits else _zh_number(n + by)) + text[day.end(1):]
+        week = re.search(rf"(周|星期|礼拜)([{_ZH_DAYS}天])", text)
+        if not week or by % 7 == 0:
+            return None
+        index = _ZH_DAYS.index("日" if week.group(2) == "天" else week.group(2))
+        return text[: week.start(2)] + _ZH_DAYS[(index + by) % 7] + text[week.end(2):]
+    plain = normalize_en(text, every_number=True)
+    day_n = re.search(r"\b(\d{1,2})(st|nd|rd|th)\b", plain)
+    weekday = re.search(rf"\b({'|'.join(_EN_DAYS)})\b", plain, re.I)
+    if day_n:
+        n = int(day_n.group(1)) + by
+        month_name = re.search(rf"\b({'|'.join(_MONTH_DAYS)})\b", plain, re.I)
+        if not 1 <= n <= (_MONTH_DAYS[month_name.group(1).lower()] if month_name else 28):
+            return None
+        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        moved = plain[: day_n.start()] + f"{n}{suffix}" + plain[day_n.end():]
+    elif weekday and by % 7:
+        moved = plain
+    else:
+        return None
+    if weekday:
+        index = _EN_DAYS.index(weekday.group(1).lower())
+        name = _EN_DAYS[(index + by) % 7]
+        moved = moved[: weekday.start()] + (name.capitalize() if weekday.group(1)[0].isupper() else name) + moved[weekday.end():]
+    return moved

@@ -43,6 +43,12 @@ _EN_QUANTITY = re.compile(
 )
 # A relative change of a time: "ten minutes earlier", "push it back half an hour".
 _EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)"
+_EN_DAY_SHIFT_BY = rf"(?:(?:\d+|{EN_NUMBER_WORDS}|an?)\s+(?:days?|weeks?)|a fortnight)"
+_EN_DAY_SHIFT = re.compile(
+    rf"\b(?P<by>{_EN_DAY_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
+    rf"|\b(?:push|pushed|pushing|move|moved|moving|put|bump|bumped|shift|shifted|bring|brought)\b(?:\s+(?:it|that|them|this|things|everything|us|me|him|her|the \w+))?\s+(?P<dir2>back|forward|on)\s+(?:by\s+)?(?P<by2>{_EN_DAY_SHIFT_BY})\b",
+    re.I,
+)
 _EN_TIME_SHIFT = re.compile(
     rf"\b(?P<by>{_EN_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
     rf"|\b(?:push|pushed|move|moved|put|bump|bumped|shift|shifted|bring|brought)\b(?:\s+(?:it|that|them|this|things|everything|us|me|him|her|the \w+))?\s+(?P<dir2>back|forward|later|earlier)\s+(?:by\s+)?(?P<by2>{_EN_SHIFT_BY})\b",
@@ -322,6 +328,9 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_TIME_SHIFT.finditer(text):
         earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if earlier else 1)
+    for m in _EN_DAY_SHIFT.finditer(text):
+        earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
+        add(m.start(), m.end(), KIND_DATE, delta=True, delta_sign=-1 if earlier else 1)  # "pushed back a day": a stored day moves
     for m in re.finditer(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])", text):
         with_unit = _EN_QUANTITY.match(text, m.start())
         if with_unit is None or _en_quantity(with_unit, text) is None:

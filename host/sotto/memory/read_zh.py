@@ -119,6 +119,11 @@ def _zh_is_question(sentence: str) -> bool:
 
 
 # A relative change of a time: 再早十分钟, 推迟一个小时, 晚半小时.
+_ZH_DAY_SHIFT = re.compile(
+    r"(?P<dir>提前|提早|往前提|往前挪|往前推|往前|往后推|往后挪|往后延|往后|推迟|延后|推后|延期|顺延|推|挪|延|早|晚)了?(?P<by>[零一二两三四五六七八九十\d]+个?(?:天|周|星期|礼拜))"
+    r"(?=[了吧啊呢哦啦嘛，。,.!！?？；;、\s]|$)"  # the clause ends: 提前五天停 is how long before, not a move
+)
+_ZH_EARLIER = ("提前", "提早", "早", "往前提", "往前挪", "往前推", "往前")
 _ZH_TIME_SHIFT = re.compile(
     r"(?P<dir>提前|提早|往前提|往前挪|往前|往后推|往后挪|往后|推迟|延后|推后|早|晚)了?(?P<by>[零一二两三四五六七八九十\d]+个?半?(?:分钟|小时|钟头)|半个?(?:小时|钟头)|[一二两三]刻钟?)"
 )
@@ -137,7 +142,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _QUOTED.finditer(text):
         add(m.start(), m.end(), KIND_NAME)  # 《三体》, “外婆八十大寿”: a title or an inscription, verbatim
     for m in _ZH_TIME_SHIFT.finditer(text):
-        add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in ("提前", "提早", "早", "往前提", "往前挪", "往前") else 1)
+        add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in _ZH_EARLIER else 1)
+    for m in _ZH_DAY_SHIFT.finditer(text):
+        add(m.start(), m.end(), KIND_DATE, delta=True, delta_sign=-1 if m.group("dir") in _ZH_EARLIER else 1)  # 往后推两天: a stored day moves
     for m in re.finditer(r"(?<=[好快慢近远早晚多少大小高低长短轻重便贵松紧宽窄亮暗厚薄认些])一点(?![半钟分\d零一二三四五六七八九十])", text):
         taken.append((m.start(), m.end()))  # "好认一点", "便宜一点": a little, not one o'clock
     for m in _ZH_RATE.finditer(text):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from sotto.memory import language as L
-from sotto.memory.items import KIND_NAME, KIND_NUMBER, KIND_QUANTITY, KIND_TIME
+from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_QUANTITY, KIND_TIME
 from sotto.memory.read_en import _EN_KIN, _en_copula_key, _en_is_question, _en_values, _en_without
 from sotto.memory.read_zh import _ZH_KIN, _ZH_NUM, _zh_content_words, _zh_copula_key, _zh_is_question, _zh_values, _zh_without, warm_up, zh_words
 from sotto.memory.text import EN_STOPWORDS, stem
@@ -95,9 +95,12 @@ def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozen
     st.strong_cue = L.has_strong_cue(sentence, lang)
     st.proposal = not st.question and sentence.rstrip().endswith(("?", "？"))
     st.values = reader.values(text, known_names)
-    if any(v.kind == KIND_TIME and not v.delta for v in st.values):
-        # "提前一个钟头，六点走", "ten minutes earlier, so 6:30": the time said is the new one; the shift only says why.
-        st.values = [v for v in st.values if not (v.kind == KIND_TIME and v.delta)]
+    for kind in (KIND_TIME, KIND_DATE):
+        # "提前一个钟头，六点走", "pushed back a week to the 25th": the value said after the shift is
+        # the new one; the shift only says why. Said before it, it is what moves ("十点我怕起不来，再往后挪一个钟头").
+        shifts = [v for v in st.values if v.kind == kind and v.delta]
+        if shifts and any(v.kind == kind and not v.delta and v.start > shifts[0].start for v in st.values):
+            st.values = [v for v in st.values if v not in shifts]
     st.frame = reader.without(text, st.values, all_kinds=True)
     st.note = reader.without(text, st.values, all_kinds=False)
     st.frame_keys = content_stems(st.frame)

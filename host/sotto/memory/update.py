@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from sotto.engines.normalize import number_value
 from sotto.memory import replace_model
-from sotto.memory.clock import clock_minutes, shift_minutes, shifted, weekday_kept
+from sotto.memory.clock import clock_minutes, shift_days, shift_minutes, shifted, shifted_date, weekday_kept
 from sotto.memory.items import (
     KIND_DATE,
     KIND_ITEM,
@@ -260,6 +260,12 @@ def decide_values(
     # A count that says what it counts is decided first: "报名的到了三十二个，房间我加到十六间" - 十六间
     # takes the rooms' count, so the bare 三十二个 is left the people's.
     for v in sorted(news, key=lambda v: v.kind == KIND_QUANTITY and not unit_key(v.unit, lang)):
+        if v.delta and v.kind in (KIND_TIME, KIND_DATE) and any(
+                o.kind == v.kind and not o.delta and o.start < v.start and not any(same_value(s, o.text) for s in stored) for o in statement.values):
+            # "collecting on the sixth and bringing them back three weeks later", 九点半…提前二十分钟到:
+            # a shift from a value new in this sentence is another moment, not a stored one moved.
+            out.consumed.add(id(v))
+            continue
         if v.kind == KIND_TIME and v.delta:
             # "ten minutes earlier", 再早十分钟: the stored time its words name, else the latest, moved.
             by = shift_minutes(v.text, lang)
@@ -267,12 +273,28 @@ def decide_values(
             out.consumed.add(id(v))
             if by is None or not times:
                 continue
-            target = max(times, key=lambda s: (len(_key_stems(s) & statement.frame_keys), s.turn, current.index(s)))
+            target = max(times, key=lambda s: (_said_before_shift(s, v, statement, olds), len(_key_stems(s) & statement.frame_keys), s.turn, current.index(s)))
             moved = shifted(target.value, v.delta_sign * by, lang)
             if moved is None:
                 continue
             new_item = Item(key=target.key, value=moved, kind=KIND_TIME, turn=turn)
             out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored time"))
+            out.replaced.append((target.value, new_item.value))
+            current = [s for s in current if s is not target] + [new_item]
+            continue
+        if v.kind == KIND_DATE and v.delta:
+            # "pushed back a day", 往后推两天: the stored day its words name, else the latest, moved.
+            days = shift_days(v.text, lang)
+            out.consumed.add(id(v))
+            movable = [s for s in current if s.kind == KIND_DATE and days is not None and shifted_date(s.value, days, lang) is not None]
+            if days is None or not movable:
+                continue
+            target = max(movable, key=lambda s: (_said_before_shift(s, v, statement, olds), len(_key_stems(s) & statement.frame_keys), s.turn, current.index(s)))
+            moved = shifted_date(target.value, v.delta_sign * days, lang)
+            if moved is None:
+                continue
+            new_item = Item(key=target.key, value=moved, kind=KIND_DATE, turn=turn)
+            out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored day"))
             out.replaced.append((target.value, new_item.value))
             current = [s for s in current if s is not target] + [new_item]
             continue
@@ -503,6 +525,12 @@ _NOW = re.compile(r"\bnow\b|现在|这回|这次", re.I)
 _MODEL_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM)
 
 
+def _said_before_shift(s: Item, shift: Value, statement: Statement, olds: list[Value]) -> bool:
+    """"The 3rd is no good, push it back two days": the stored value said before a shift (or
+    rejected by an earlier sentence of the turn) is what it moves."""
+    return any(same_value(s, o.text) for o in olds) or any(o is not shift and o.start < shift.start and same_value(s, o.text) for o in statement.values)
+
+
 def replace_features(
     v: Value, s: Item, statement: Statement, turn: int, pool: list[Item], stored: list[Item], mentioned: list[Item], changed_beside: bool = False,
 ) -> dict[str, float]:
@@ -516,6 +544,9 @@ def replace_features(
     better_elsewhere = any(c is not s and c.kind in VALUE_KINDS and len(_key_stems(c) & own) > len(keys & own) for c in stored)
     old_words = content_stems(s.value) - content_stems(v.text)
     gap = turn - s.turn if turn and s.turn else 0
+    # A new fact brings its own words the talk has not had ("my other dog Pepper ... nails"); a
+    # correction talks about what is stored.
+    known = set().union(*(content_stems(c.key + " " + c.value) for c in stored)) if stored else set()
     f: dict[str, float] = {
         "same_kind": float(s.kind == v.kind),
         "same_shape": float(_amount_shape(s.value, s.kind, lang) == _amount_shape(v.text, v.kind, lang)),
@@ -556,6 +587,7 @@ def replace_features(
         "opens_with_addition": float(_opens_with_addition(statement.raw, lang)),
         "new_name_said": float(any(o.kind == KIND_NAME and o is not v and not any(same_value(c, o.text) for c in stored) for o in statement.values)),
         "zh": float(lang == "zh"),
+        "own_novel": float(min(2, len(own - known - content_stems(v.text)))),
     }
     signal = statement.change_cue or statement.strong_cue or statement.admission or v.cue or f["reason"] or f["now"]
     for kind in _MODEL_KINDS:
