@@ -887,6 +887,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
     previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
     named_people: list[Item] = []  # stored people named again in this turn ("Hannah's got builders in.")
+    replaced_this_turn: list[Item] = []  # stored values earlier sentences of the turn replaced
     # For the turn-level pass: values this turn added and stored values it named again, by sentence.
     added_at: list[tuple[_Place, Item]] = []
     repeated_at: list[tuple[_Place, Item]] = []
@@ -1013,7 +1014,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         stored_before = _typed(w.stored())
         later_kinds = frozenset(v.kind for later in sentences[index + 1:] for v in read_sentence(later, lang, known).values if not v.negated)
         values = decide_values(st, stored_before, turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
-                               earlier_text=" ".join(sentences[:index]), turn_steady=turn_steady, later_kinds=later_kinds)
+                               earlier_text=" ".join(sentences[:index]), turn_steady=turn_steady, later_kinds=later_kinds,
+                               earlier_replaced=replaced_this_turn)
+        replaced_this_turn += [d.target for d in values.decisions if d.op == UPDATE and d.target is not None]
         named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         news = [v for v in st.values if not v.negated]
         # A value already stored, said again ("Joanna decided the Rutter's too similar"), is no replacement.

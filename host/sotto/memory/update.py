@@ -220,13 +220,15 @@ def decide_values(
     earlier_text: str = "",
     turn_steady: list[Item] | None = None,
     later_kinds: frozenset[str] = frozenset(),
+    earlier_replaced: list[Item] | None = None,
 ) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
     `earlier_olds`: values an earlier sentence of the same turn rejected with no new
     value of their own ("Friday's tricky after all. Is Saturday possible?"). `turn_steady`:
     stored values any sentence of the turn says are unchanged ("The width's staying at 3").
-    `later_kinds`: the kinds of the values later sentences of the turn give."""
+    `later_kinds`: the kinds of the values later sentences of the turn give. `earlier_replaced`:
+    stored values earlier sentences of the turn replaced."""
     out = ValueUpdate()
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
@@ -260,41 +262,26 @@ def decide_values(
     # A count that says what it counts is decided first: "报名的到了三十二个，房间我加到十六间" - 十六间
     # takes the rooms' count, so the bare 三十二个 is left the people's.
     for v in sorted(news, key=lambda v: v.kind == KIND_QUANTITY and not unit_key(v.unit, lang)):
-        if v.delta and v.kind in (KIND_TIME, KIND_DATE) and any(
-                o.kind == v.kind and not o.delta and o.start < v.start and not any(same_value(s, o.text) for s in stored) for o in statement.values):
-            # "collecting on the sixth and bringing them back three weeks later", 九点半…提前二十分钟到:
-            # a shift from a value new in this sentence is another moment, not a stored one moved.
+        if v.delta and v.kind in (KIND_TIME, KIND_DATE):
+            # "ten minutes earlier", 再早十分钟, "pushed back a day", 往后推两天: the stored time or day
+            # said before the shift, else the one its words name, else the latest, moved. A shift from
+            # a value new in this sentence is another moment, not a move ("collecting on the sixth and
+            # bringing them back three weeks later", 九点半…提前二十分钟到).
             out.consumed.add(id(v))
-            continue
-        if v.kind == KIND_TIME and v.delta:
-            # "ten minutes earlier", 再早十分钟: the stored time its words name, else the latest, moved.
-            by = shift_minutes(v.text, lang)
-            times = [s for s in current if s.kind == KIND_TIME and clock_minutes(s.value, lang) is not None]
-            out.consumed.add(id(v))
-            if by is None or not times:
+            if any(o.kind == v.kind and not o.delta and o.start < v.start and not any(same_value(s, o.text) for s in stored) for o in statement.values):
                 continue
-            target = max(times, key=lambda s: (_said_before_shift(s, v, statement, olds), len(_key_stems(s) & statement.frame_keys), s.turn, current.index(s)))
-            moved = shifted(target.value, v.delta_sign * by, lang)
-            if moved is None:
+            timed = v.kind == KIND_TIME
+            by = shift_minutes(v.text, lang) if timed else shift_days(v.text, lang)
+            if by is None:
                 continue
-            new_item = Item(key=target.key, value=moved, kind=KIND_TIME, turn=turn)
-            out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored time"))
-            out.replaced.append((target.value, new_item.value))
-            current = [s for s in current if s is not target] + [new_item]
-            continue
-        if v.kind == KIND_DATE and v.delta:
-            # "pushed back a day", 往后推两天: the stored day its words name, else the latest, moved.
-            days = shift_days(v.text, lang)
-            out.consumed.add(id(v))
-            movable = [s for s in current if s.kind == KIND_DATE and days is not None and shifted_date(s.value, days, lang) is not None]
-            if days is None or not movable:
+            by *= v.delta_sign
+            move = shifted if timed else shifted_date
+            movable = [s for s in current if s.kind == v.kind and move(s.value, by, lang) is not None]
+            if not movable:
                 continue
             target = max(movable, key=lambda s: (_said_before_shift(s, v, statement, olds), len(_key_stems(s) & statement.frame_keys), s.turn, current.index(s)))
-            moved = shifted_date(target.value, v.delta_sign * days, lang)
-            if moved is None:
-                continue
-            new_item = Item(key=target.key, value=moved, kind=KIND_DATE, turn=turn)
-            out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored day"))
+            new_item = Item(key=target.key, value=move(target.value, by, lang) or target.value, kind=v.kind, turn=turn)
+            out.decisions.append(Decision(UPDATE, new_item, target, f"a relative change of a stored {'time' if timed else 'day'}"))
             out.replaced.append((target.value, new_item.value))
             current = [s for s in current if s is not target] + [new_item]
             continue
@@ -459,7 +446,8 @@ def decide_values(
             # know is another of its sort: 无铅 beside 有铅, "Hive two" after "Hive one".
             pool = [] if _fresh_subject(statement, stored) else [s for s in candidates if (s.turn != turn or not turn) and not _sibling_of(s, v, statement)]
             changed_beside = any(d.op == UPDATE for d in out.decisions)  # another value of the sentence already changed
-            rows = [replace_features(v, s, statement, turn, pool, stored, mentioned + alone + said_again, changed_beside) for s in pool]
+            replaced_now = list(earlier_replaced or []) + [d.target for d in out.decisions if d.op == UPDATE and d.target is not None]
+            rows = [replace_features(v, s, statement, turn, pool, stored, mentioned + alone + said_again, changed_beside, replaced_now) for s in pool]
             chosen = replace_model.choose(rows)
             if chosen is not None:
                 decision = Decision(UPDATE, new_item, pool[chosen], "the value it most likely replaces (fitted weights)")
@@ -533,6 +521,7 @@ def _said_before_shift(s: Item, shift: Value, statement: Statement, olds: list[V
 
 def replace_features(
     v: Value, s: Item, statement: Statement, turn: int, pool: list[Item], stored: list[Item], mentioned: list[Item], changed_beside: bool = False,
+    replaced_now: list[Item] | None = None,
 ) -> dict[str, float]:
     """What `replace_model` weighs for "does new value `v` replace stored `s`": shape, key, signals
     of the sentence and where `s` stands among the stored values of its sort (`pool`)."""
@@ -588,6 +577,9 @@ def replace_features(
         "new_name_said": float(any(o.kind == KIND_NAME and o is not v and not any(same_value(c, o.text) for c in stored) for o in statement.values)),
         "zh": float(lang == "zh"),
         "own_novel": float(min(2, len(own - known - content_stems(v.text)))),
+        # "Put my brother Alasdair instead, Fiona's away. His number is ...": a value told with
+        # (or about) one the turn replaced goes with it.
+        "with_replaced": float(any(r is not s and (r.turn == s.turn or _contains_value(Item(key="", value=s.key, kind=r.kind), r.value)) for r in replaced_now or [])),
     }
     signal = statement.change_cue or statement.strong_cue or statement.admission or v.cue or f["reason"] or f["now"]
     for kind in _MODEL_KINDS:
