@@ -459,6 +459,13 @@ def test_a_relative_change_of_a_stored_day() -> None:
     state = say("推拿约在周日上午十点，晚上七点还有个会。", "十点我怕起不来，再往后挪一个钟头。", lang="zh")
     assert_replaced(state, "上午十点", "上午11点")
     assert "晚上七点" in state.memory_text()
+    # "the day after", "the next day" move the day the turn names, else the latest
+    state = say("The fitter comes on Wednesday at ten.", "He can't do Wednesday after all, he's offered the day after at the same time.")
+    assert_replaced(state, "Wednesday", "Thursday")
+    assert "ten" in state.memory_text()
+    assert_replaced(say("The signing is on Saturday the 14th at 2 pm.", "The shop emailed: it's moved to the next day, same time."), "Saturday the 14th", "Sunday the 15th")
+    # before a verb, a Chinese shift moves only a day the turn names
+    assert_replaced(say("红包周五去银行换新钱。", "周五银行人太多，提前一天去吧。", lang="zh"), "周五", "周四")
     # a day said after the shift is the new one; the shift only says why
     state = say("Pick-up is the 3rd.", "It got pushed back a week to the 11th.")
     assert "the 11th" in state.memory_text() and "3rd" not in state.memory_text() and "10th" not in state.memory_text()
@@ -487,6 +494,8 @@ def test_a_stored_day_moved_is_written_as_it_was(stored: str, days: int, lang: s
 @pytest.mark.parametrize(
     ("utterances", "values"),
     [
+        # "the day after the wedding" is another day, not a stored one moved
+        (["The wedding is on Saturday the 14th.", "We fly home the day after the wedding."], ["Saturday the 14th"]),
         # a shift from a day new in this sentence is another day, not a stored one moved
         (["The quote is two hundred pounds.", "You're collecting on the sixth, and bringing them back three weeks later."], ["sixth"]),
         (["毕业典礼上午九点半开始，让家长提前二十分钟到。"], ["九点半"]),

@@ -180,6 +180,8 @@ def shift_days(text: str, lang: str) -> int | None:
         return None if said is None or count is None else count * (1 if said.group(2) == "天" else 7)
     if "fortnight" in t:
         return 14
+    if re.fullmatch(r"the (?:(?:day|week) (?:after|before)|(?:next|following|previous) (?:day|week))", t):
+        return 7 if "week" in t else 1  # "the day after", "the following week"
     said_en = re.search(r"\b(\d+|an?|[a-z]+)\s+(days?|weeks?)\b", t)
     if not said_en:
         return None

@@ -46,6 +46,8 @@ _EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and
 _EN_DAY_SHIFT_BY = rf"(?:(?:\d+|{EN_NUMBER_WORDS}|an?)\s+(?:days?|weeks?)|a fortnight)"
 _EN_DAY_SHIFT = re.compile(
     rf"\b(?P<by>{_EN_DAY_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
+    rf"|\bthe (?P<by3>day|week) (?P<dir3>after|before)\b(?!\s+(?:the|my|our|his|her|their|a|an|that|this|tomorrow|(?-i:[A-Z]\w*))\b)"  # "offered the day after, same time"
+    rf"|\bthe (?P<dir4>next|following|previous) (?P<by4>day|week)\b"
     rf"|\b(?:push|pushed|pushing|move|moved|moving|put|bump|bumped|shift|shifted|bring|brought)\b(?:\s+(?:it|that|them|this|things|everything|us|me|him|her|the \w+))?\s+(?P<dir2>back|forward|on)\s+(?:by\s+)?(?P<by2>{_EN_DAY_SHIFT_BY})\b",
     re.I,
 )
@@ -329,7 +331,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if earlier else 1)
     for m in _EN_DAY_SHIFT.finditer(text):
-        earlier = (m.group("dir") or m.group("dir2")).lower() in ("earlier", "sooner", "forward")
+        earlier = (m.group("dir") or m.group("dir2") or m.group("dir3") or m.group("dir4")).lower() in ("earlier", "sooner", "forward", "before", "previous")
         add(m.start(), m.end(), KIND_DATE, delta=True, delta_sign=-1 if earlier else 1)  # "pushed back a day": a stored day moves
     for m in re.finditer(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])", text):
         with_unit = _EN_QUANTITY.match(text, m.start())

@@ -121,8 +121,9 @@ def _zh_is_question(sentence: str) -> bool:
 # A relative change of a time: 再早十分钟, 推迟一个小时, 晚半小时.
 _ZH_DAY_SHIFT = re.compile(
     r"(?P<dir>提前|提早|往前提|往前挪|往前推|往前|往后推|往后挪|往后延|往后|推迟|延后|推后|延期|顺延|推|挪|延|早|晚)了?(?P<by>[零一二两三四五六七八九十\d]+个?(?:天|周|星期|礼拜))"
-    r"(?=[了吧啊呢哦啦嘛，。,.!！?？；;、\s]|$)"  # the clause ends: 提前五天停 is how long before, not a move
 )
+_ZH_DAY_SAID = re.compile(r"(?:周|星期|礼拜)[一二三四五六日天]|[\d一二三四五六七八九十]+[号日]")
+_ZH_CLAUSE_END = re.compile(r"[了吧啊呢哦啦嘛，。,.!！?？；;、\s]|$")
 _ZH_EARLIER = ("提前", "提早", "早", "往前提", "往前挪", "往前推", "往前")
 _ZH_TIME_SHIFT = re.compile(
     r"(?P<dir>提前|提早|往前提|往前挪|往前|往后推|往后挪|往后|推迟|延后|推后|早|晚)了?(?P<by>[零一二两三四五六七八九十\d]+个?半?(?:分钟|小时|钟头)|半个?(?:小时|钟头)|[一二两三]刻钟?)"
@@ -144,7 +145,12 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_TIME_SHIFT.finditer(text):
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in _ZH_EARLIER else 1)
     for m in _ZH_DAY_SHIFT.finditer(text):
-        add(m.start(), m.end(), KIND_DATE, delta=True, delta_sign=-1 if m.group("dir") in _ZH_EARLIER else 1)  # 往后推两天: a stored day moves
+        # 往后推两天: a stored day moves. Before a verb it moves only a day the turn names: 周五人太多，
+        # 提前一天去 moves 周五; 阿司匹林要提前五天停 says how long before, and moves nothing.
+        anchored = _ZH_CLAUSE_END.match(text, m.end()) is None
+        if anchored and not _ZH_DAY_SAID.search(text[: m.start()]):
+            continue  # no day said before it: a length of time (五天), read below
+        add(m.start(), m.end(), KIND_DATE, delta=True, delta_sign=-1 if m.group("dir") in _ZH_EARLIER else 1, anchored=anchored)
     for m in re.finditer(r"(?<=[好快慢近远早晚多少大小高低长短轻重便贵松紧宽窄亮暗厚薄认些])一点(?![半钟分\d零一二三四五六七八九十])", text):
         taken.append((m.start(), m.end()))  # "好认一点", "便宜一点": a little, not one o'clock
     for m in _ZH_RATE.finditer(text):

@@ -276,7 +276,7 @@ def decide_values(
                 continue
             by *= v.delta_sign
             move = shifted if timed else shifted_date
-            movable = [s for s in current if s.kind == v.kind and move(s.value, by, lang) is not None]
+            movable = [s for s in current if s.kind == v.kind and move(s.value, by, lang) is not None and (not v.anchored or _said_before_shift(s, v, statement, olds))]
             if not movable:
                 continue
             target = max(movable, key=lambda s: (_said_before_shift(s, v, statement, olds), len(_key_stems(s) & statement.frame_keys), s.turn, current.index(s)))
