@@ -471,6 +471,16 @@ def test_a_relative_change_of_a_stored_day() -> None:
     assert "the 11th" in state.memory_text() and "3rd" not in state.memory_text() and "10th" not in state.memory_text()
 
 
+def test_one_more_of_a_stored_count() -> None:
+    state = say("Two adults and two juniors for the tour.", "My sister's decided to come, so add another grown-up.")
+    assert_replaced(state, "Two adults", "3 adults")
+    assert "two juniors" in state.memory_text()
+    assert_replaced(say("Book two places for the signing.", "Mum wants to come along too, so we'll need a third place."), "two places", "3 places")
+    # with no count of it stored, "another" changes nothing and adds no count
+    state = say("The walls need white paint.", "The painter says another room needs doing too.")
+    assert not [i for i in items(state) if i.kind == "quantity"], state.memory_text()
+
+
 @pytest.mark.parametrize(
     ("stored", "days", "lang", "moved"),
     [

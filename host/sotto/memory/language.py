@@ -69,7 +69,7 @@ EN_DELTA = re.compile(r"\b(?:more|extra|additional|fewer|less|minus|plus)\b", re
 ZH_DELTA = re.compile(r"多|少|加|减")
 # Units that count people: "eight people", "nine of us", "a party of six".
 EN_PEOPLE_UNITS = frozenset(
-    "people persons person guests guest of us of them adults pax diners attendees folks heads seats covers participants".split()
+    "people persons person guests guest of us of them adults adult grown-ups grown-up pax diners attendees folks heads seats covers participants".split()
 )
 # Nouns that count people of one sort (stems): a bare head count ("twenty-two coming") counts any of them.
 EN_PEOPLE_NOUNS = frozenset(

@@ -150,6 +150,12 @@ _EN_MOVED_TO = re.compile(
     re.I,
 )
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
+# "add another grown-up", "an extra ticket", "we'll need a third place": one more of a stored count.
+_EN_ONE_MORE = re.compile(
+    r"\b(?:another|an? extra|an additional|one extra|a (?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth))\s+"
+    r"(?P<unit>(?!(?:one|of|time|times|look|go|opinion|thought|chance|coat|round|try|day|week|month|year|thing|bit|while|minute|hour|second)\b)[a-z][a-z-]*)\b",
+    re.I,
+)
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR 448193") and sizes with ×: one value (a code written
 # as one token, "B12" or "700x25", is read by `values.code_spans`).
@@ -426,6 +432,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start() if bound else m.start(1), m.end(1), KIND_TIME)  # "before ten" is a limit, not ten o'clock
     for m in _EN_MOVED_TO.finditer(text):
         add(m.start("t"), m.end("t"), KIND_TIME)
+    for m in _EN_ONE_MORE.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit").lower(), delta=True, anchored=True)
     for m in _EN_BARE_DELTA.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="", delta=True, delta_sign=-1 if m.group("dir").lower() in ("fewer", "less") else 1)
     for m in _EN_FREQUENCY.finditer(text):

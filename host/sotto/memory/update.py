@@ -107,6 +107,8 @@ def number_of(text: str) -> float | None:
         return float(value) if value is not None else None
     if re.match(r"(?:a |one )?dozen\b", t, re.I):
         return 12.0
+    if re.match(r"(?:another|an? extra|an additional|one extra)\b", t, re.I):
+        return 1.0  # "another grown-up": one more
     words = re.match(rf"(?:(?:{EN_NUMBER_WORDS}|thousand|million)\b(?:\s+and\s+|[- ])?)+", t, re.I)
     if words:
         value = number_value(words.group(0).strip(" -").removesuffix(" and"), "en")
@@ -303,16 +305,20 @@ def decide_values(
                         said_total.unit = v.unit  # "three more adults ..., so twenty-five": twenty-five adults
                 out.consumed.add(id(v))  # "two more friends, so eight people": the total says it
                 continue
+        if v.kind == KIND_QUANTITY and v.delta and v.anchored and not base:
+            out.consumed.add(id(v))  # "a second coat" with no coats counted: no count to change
+            continue
         if v.kind == KIND_QUANTITY and v.delta and base and lang == "zh" and _zh_new_thing(statement.text, v, base):
             base = []  # "再来一袋豆腐猫砂" after 三袋猫粮: one bag of something not counted before, a new item
         if v.kind == KIND_QUANTITY and v.delta and base:
             # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
             target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & statement.frame_keys), base.index(s)))
             n_old, n_delta = number_of(target.value), number_of(v.text)
-            if n_old is None or n_delta is None:
+            ordinal = _ORDINAL_TOTAL.match(v.text)  # "a third place": three in all
+            if n_old is None or (n_delta is None and ordinal is None):
                 continue
             sign = v.delta_sign
-            total = int(n_old + sign * n_delta)
+            total = _ORDINALS.index(ordinal.group(1).lower()) + 2 if ordinal else int(n_old + sign * (n_delta or 0))
             unit = re.sub(r"^\$?\s*\S+\s*", "", target.value) if lang != "zh" else target.value.lstrip("零〇一二两三四五六七八九十百千万0123456789")
             new_item = Item(key=target.key, value=f"{total} {unit}".strip() if lang != "zh" else f"{total}{unit}", kind=KIND_QUANTITY, turn=turn)
             out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored quantity"))
@@ -507,6 +513,8 @@ def decide_values(
     return out
 
 
+_ORDINALS = ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_ORDINAL_TOTAL = re.compile(rf"a ({'|'.join(_ORDINALS)})\b", re.I)
 _REASON = re.compile(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", re.I)
 _NEGATOR = re.compile(r"\b(?:no|not|never|can't|won't|isn't|wasn't)\b|n't\b|不|没", re.I)
 _NOW = re.compile(r"\bnow\b|现在|这回|这次", re.I)
