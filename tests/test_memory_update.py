@@ -476,6 +476,7 @@ def test_one_more_of_a_stored_count() -> None:
     assert_replaced(state, "Two adults", "3 adults")
     assert "two juniors" in state.memory_text()
     assert_replaced(say("Book two places for the signing.", "Mum wants to come along too, so we'll need a third place."), "two places", "3 places")
+    assert_replaced(say("Forty-five guests for the party.", "My cousin's lot are coming after all. That's another eight people."), "Forty-five guests", "53 guests")
     # with no count of it stored, "another" changes nothing and adds no count
     state = say("The walls need white paint.", "The painter says another room needs doing too.")
     assert not [i for i in items(state) if i.kind == "quantity"], state.memory_text()

@@ -152,7 +152,8 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 # "add another grown-up", "an extra ticket", "we'll need a third place": one more of a stored count.
 _EN_ONE_MORE = re.compile(
-    r"\b(?:another|an? extra|an additional|one extra|a (?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth))\s+"
+    rf"\b(?:another|an? extra|an additional|one extra|a (?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth))\s+"
+    rf"(?:(?:{EN_NUMBER_WORDS}|\d{{1,3}})\s+)?"  # "another eight people": eight more
     r"(?P<unit>(?!(?:one|of|time|times|look|go|opinion|thought|chance|coat|round|try|day|week|month|year|thing|bit|while|minute|hour|second)\b)[a-z][a-z-]*)\b",
     re.I,
 )

@@ -107,8 +107,9 @@ def number_of(text: str) -> float | None:
         return float(value) if value is not None else None
     if re.match(r"(?:a |one )?dozen\b", t, re.I):
         return 12.0
-    if re.match(r"(?:another|an? extra|an additional|one extra)\b", t, re.I):
-        return 1.0  # "another grown-up": one more
+    more = re.match(r"(?:another|an? extra|an additional|one extra)\s+", t, re.I)
+    if more:
+        return number_of(t[more.end():]) or 1.0  # "another grown-up": one more; "another eight people": eight
     words = re.match(rf"(?:(?:{EN_NUMBER_WORDS}|thousand|million)\b(?:\s+and\s+|[- ])?)+", t, re.I)
     if words:
         value = number_value(words.group(0).strip(" -").removesuffix(" and"), "en")
