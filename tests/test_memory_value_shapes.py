@@ -531,3 +531,26 @@ def test_the_other_value_of_a_kind_changes_beside_one_said_to_stay() -> None:
     text = say("Registration is at 9:30 and the keynote is at 10:15.",
                "The caretaker can't open up early. We'll sign people in at 9:50. The keynote stays the same.").memory_text()
     assert "9:50" in text and "10:15" in text and "9:30" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("合同先签半年吧。", "半年"),
+        ("签两年，到期再说。", "两年"),
+        ("要一个半小时。", "一个半小时"),
+        ("就我们俩去。", "我们俩"),
+    ],
+)
+def test_zh_a_length_of_time_and_a_head_count_with_a_pronoun_are_counts(said: str, value: str) -> None:
+    assert [(v.text, v.kind) for v in read_sentence(said, "zh").values] == [(value, "quantity")]
+
+
+def test_zh_a_school_year_and_a_calendar_year_are_no_length_of_time() -> None:
+    assert not [v for v in read_sentence("孩子今年上四年级了。", "zh").values if v.kind == "quantity"]
+    assert not [v for v in read_sentence("2026年5月去。", "zh").values if v.kind == "quantity"]
+
+
+def test_zh_a_head_count_with_a_pronoun_replaces_the_stored_count() -> None:
+    state = say("我和我妈，还有周阿姨，三个人报名春游。", "周阿姨她儿子那天回来，她不去了，就我们俩。", lang="zh")
+    assert "我们俩" in state.memory_text() and "三个人" not in state.memory_text(), state.memory_text()

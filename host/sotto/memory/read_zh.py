@@ -56,6 +56,10 @@ _ZH_DECIMAL_MEASURE = re.compile(r"[零〇一二两三四五六七八九十\d]+�
 _ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
+# 半年, 两年, 一个半小时: a length of time the measure words above cut short (年 is no classifier:
+# 今年, 一年级); 我们俩, 咱仨: a head count said with the pronoun.
+_ZH_DURATION = re.compile(r"(?<![\d〇零一二两三四五六七八九十百])(?P<num>[一二两三四五六七八九十\d]{1,3}|半)(?:个)?(?:半)?(?P<unit>年|小时|钟头)半?(?![级底初代纪龄])")
+_ZH_PAIR = re.compile(r"(?:我们|咱们|他们|她们|你们|咱)(?P<n>俩|仨)|俩人|仨人")
 _ZH_PLATE_PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
 # Codes written as one token are read by `values.code_spans`; these are the ones said in groups.
 _ZH_ID = re.compile(r"\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
@@ -198,6 +202,10 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_ID.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     starts = _zh_word_starts(text)
+    for m in _ZH_DURATION.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
+    for m in _ZH_PAIR.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="人")
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
         end = m.end()
