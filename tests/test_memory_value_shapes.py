@@ -554,3 +554,8 @@ def test_zh_a_school_year_and_a_calendar_year_are_no_length_of_time() -> None:
 def test_zh_a_head_count_with_a_pronoun_replaces_the_stored_count() -> None:
     state = say("我和我妈，还有周阿姨，三个人报名春游。", "周阿姨她儿子那天回来，她不去了，就我们俩。", lang="zh")
     assert "我们俩" in state.memory_text() and "三个人" not in state.memory_text(), state.memory_text()
+
+
+def test_zh_a_numbered_channel_is_a_label_a_new_one_replaces() -> None:
+    state = say("风扇接在继电器第三路。", "第三路的触点有点粘，风扇挪到第四路去。", lang="zh")
+    assert "第四路" in state.memory_text() and "第三路" not in state.memory_text(), state.memory_text()
