@@ -559,3 +559,8 @@ def test_zh_a_head_count_with_a_pronoun_replaces_the_stored_count() -> None:
 def test_zh_a_numbered_channel_is_a_label_a_new_one_replaces() -> None:
     state = say("风扇接在继电器第三路。", "第三路的触点有点粘，风扇挪到第四路去。", lang="zh")
     assert "第四路" in state.memory_text() and "第三路" not in state.memory_text(), state.memory_text()
+
+
+def test_zh_a_length_of_time_said_as_more_changes_the_stored_one() -> None:
+    state = say("洗衣机买两年延保。", "洗衣机天天转，延保再多一年吧。", lang="zh")
+    assert "3年" in state.memory_text() and "两年" not in state.memory_text(), state.memory_text()

@@ -60,6 +60,13 @@ _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P
 # 今年, 一年级); 我们俩, 咱仨: a head count said with the pronoun.
 _ZH_DURATION = re.compile(r"(?<![\d〇零一二两三四五六七八九十百])(?P<num>[一二两三四五六七八九十\d]{1,3}|半)(?:个)?(?:半)?(?P<unit>年|小时|钟头)半?(?![级底初代纪龄])")
 _ZH_PAIR = re.compile(r"(?:我们|咱们|他们|她们|你们|咱)(?P<n>俩|仨)|俩人|仨人")
+def _zh_change_before(before: str) -> tuple[bool, bool]:
+    """(fewer, more): the words right before a count change a stored one (少拿一盒, 再加两袋, 还多一年)."""
+    less = re.search(r"(?:少|减|减少|去掉)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None
+    more = re.search(r"(?:多加|再加|加|再多|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送|来|发|寄|印|备)?了?$", before) is not None
+    return less, more
+
+
 _ZH_PLATE_PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
 # Codes written as one token are read by `values.code_spans`; these are the ones said in groups.
 _ZH_ID = re.compile(r"\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
@@ -203,7 +210,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_NUMBER)
     starts = _zh_word_starts(text)
     for m in _ZH_DURATION.finditer(text):
-        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
+        less, more = _zh_change_before(text[max(0, m.start() - 5): m.start()])
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"), delta=less or more, delta_sign=-1 if less else 1)  # 还多一年: one year more
     for m in _ZH_PAIR.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="人")
     for m in _ZH_QUANTITY.finditer(text):
@@ -217,10 +225,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             if starts.get(i, "n")[:1] in "dcpryexuv":  # "八寸肯定不够": the unit is 寸, "肯定" is not counted
                 unit, end = text[m.start("unit"): i], i
                 break
-        before = text[max(0, m.start() - 3): m.start()]
-        before = text[max(0, m.start() - 5): m.start()]
-        less = re.search(r"(?:少|减|减少|去掉)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None  # 少拿一盒
-        more = m.group("delta") == "多" or re.search(r"(?:多加|再加|加|再多|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送|来|发|寄|印|备)?了?$", before) is not None
+        less, more = _zh_change_before(text[max(0, m.start() - 5): m.start()])
+        more = more or m.group("delta") == "多"
         if m.group("num") == "几" and not (less or more):
             continue  # "要几个": how many, or a few; no count either way
         add(m.start(), end, KIND_QUANTITY, unit=unit, delta=less or more, delta_sign=-1 if less else 1)
