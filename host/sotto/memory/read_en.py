@@ -154,7 +154,7 @@ _EN_MOVED_TO = re.compile(
 _EN_ONE_MORE = re.compile(
     rf"\b(?:another|an? extra|an additional|one extra|a (?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth))\s+"
     rf"(?:(?:{EN_NUMBER_WORDS}|\d{{1,3}})\s+)?"  # "another eight people": eight more
-    r"(?P<unit>(?!(?:one|of|time|times|look|go|opinion|thought|chance|coat|round|try|day|week|month|year|thing|bit|while|minute|hour|second)\b)[a-z][a-z-]*)\b",
+    r"(?P<unit>(?!(?:one|of|at|to|in|on|for|and|or|the|a|an|with|time|times|look|go|opinion|thought|chance|coat|round|try|day|week|month|year|thing|bit|while|minute|hour|second)\b)[a-z][a-z-]*)\b",
     re.I,
 )
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
