@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from sotto.engines.normalize import normalize_en, number_value
+from sotto.memory.text import EN_WEEKDAYS
 
 
 _HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
@@ -164,7 +165,7 @@ def weekday_kept(old: str, new: str) -> str | None:
 
 
 # Relative change of a stored day ("pushed back a day", "a week later", 往后推两天, 提前一个礼拜).
-_EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_EN_DAYS = tuple(EN_WEEKDAYS.split("|"))
 _ZH_DAYS = "一二三四五六日"
 _ZH_DIGIT = "零一二三四五六七八九"
 _MONTH_DAYS = {"january": 31, "february": 28, "march": 31, "april": 30, "may": 31, "june": 30, "july": 31,
