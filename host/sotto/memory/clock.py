@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from sotto.engines.normalize import normalize_en, number_value
-from sotto.memory.text import EN_WEEKDAYS
+from sotto.memory.text import EN_MONTHS, EN_WEEKDAYS
 
 
 _HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
@@ -168,8 +168,7 @@ def weekday_kept(old: str, new: str) -> str | None:
 _EN_DAYS = tuple(EN_WEEKDAYS.split("|"))
 _ZH_DAYS = "一二三四五六日"
 _ZH_DIGIT = "零一二三四五六七八九"
-_MONTH_DAYS = {"january": 31, "february": 28, "march": 31, "april": 30, "may": 31, "june": 30, "july": 31,
-               "august": 31, "september": 30, "october": 31, "november": 30, "december": 31}
+_MONTH_DAYS = dict(zip(EN_MONTHS.split("|"), (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)))  # February: no leap year guessed
 
 
 def shift_days(text: str, lang: str) -> int | None:

@@ -16,7 +16,7 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
-from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS
+from sotto.memory.text import EN_COUNT_ORDINALS, EN_NUMBER_WORDS, EN_STOPWORDS
 from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
 from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans, without_appositive_roles, spelled_again
 from sotto.text.questions import asks
@@ -152,7 +152,7 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 # "add another grown-up", "an extra ticket", "we'll need a third place": one more of a stored count.
 _EN_ONE_MORE = re.compile(
-    rf"\b(?:another|an? extra|an additional|one extra|a (?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth))\s+"
+    rf"\b(?:another|an? extra|an additional|one extra|a (?:{'|'.join(EN_COUNT_ORDINALS)}))\s+"
     rf"(?:(?:{EN_NUMBER_WORDS}|\d{{1,3}})\s+)?"  # "another eight people": eight more
     r"(?P<unit>(?!(?:one|of|at|to|in|on|for|and|or|the|a|an|with|time|times|look|go|opinion|thought|chance|coat|round|try|day|week|month|year|thing|bit|while|minute|hour|second)\b)[a-z][a-z-]*)\b",
     re.I,

@@ -103,6 +103,8 @@ _ORDINALS = (
     "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|"
     "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirtieth|thirty[- ]first"
 )
+# "a third place": the ordinals that say a count in all (second to tenth).
+EN_COUNT_ORDINALS = tuple(_ORDINALS.split("|")[1:10])
 EN_DATE = re.compile(
     rf"\b(?:(?:the )?(?:first|second|third|fourth|last) (?:{EN_WEEKDAYS})(?: of (?:the |every |each )?(?:month|{EN_MONTHS}))?"  # "the first Monday of every month"
     rf"|(?:{EN_WEEKDAYS}) (?:to|through|till|until|-) (?:{EN_WEEKDAYS})"  # "Monday to Wednesday": one span of days

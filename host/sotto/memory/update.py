@@ -42,7 +42,7 @@ from sotto.memory.items import (
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_additive, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at
-from sotto.memory.text import EN_NUMBER_WORDS, stem
+from sotto.memory.text import EN_COUNT_ORDINALS, EN_NUMBER_WORDS, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -319,7 +319,7 @@ def decide_values(
             if n_old is None or (n_delta is None and ordinal is None):
                 continue
             sign = v.delta_sign
-            total = _ORDINALS.index(ordinal.group(1).lower()) + 2 if ordinal else int(n_old + sign * (n_delta or 0))
+            total = EN_COUNT_ORDINALS.index(ordinal.group(1).lower()) + 2 if ordinal else int(n_old + sign * (n_delta or 0))
             unit = re.sub(r"^\$?\s*\S+\s*", "", target.value) if lang != "zh" else target.value.lstrip("零〇一二两三四五六七八九十百千万0123456789")
             new_item = Item(key=target.key, value=f"{total} {unit}".strip() if lang != "zh" else f"{total}{unit}", kind=KIND_QUANTITY, turn=turn)
             out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored quantity"))
@@ -514,8 +514,7 @@ def decide_values(
     return out
 
 
-_ORDINALS = ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-_ORDINAL_TOTAL = re.compile(rf"a ({'|'.join(_ORDINALS)})\b", re.I)
+_ORDINAL_TOTAL = re.compile(rf"a ({'|'.join(EN_COUNT_ORDINALS)})\b", re.I)
 _REASON = re.compile(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", re.I)
 _NEGATOR = re.compile(r"\b(?:no|not|never|can't|won't|isn't|wasn't)\b|n't\b|不|没", re.I)
 _NOW = re.compile(r"\bnow\b|现在|这回|这次", re.I)
