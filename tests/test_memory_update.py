@@ -607,3 +607,83 @@ def test_an_imperative_choice_replaces_the_thing_found_wanting() -> None:
     # a person named before the choice is not the thing replaced
     state = say("Rota: Maya does the dishes and Leo walks the dog.", "Leo can't do the dog, he's allergic. Put him on the bins.")
     assert "Leo" in state.memory_text(), state.memory_text()
+
+
+# A tie no word of the sentence breaks goes to the stored value the fitted model finds likeliest,
+# when it leads by the model's margin; otherwise the latest stays the choice. The fake models
+# below stand in for the fitted weights (their threshold keeps the model's own step out).
+def _fake_model(weights: dict[str, float]) -> "ReplaceModel":
+    from sotto.memory.replace_model import ReplaceModel
+
+    return ReplaceModel(weights=weights, bias=-2.0, threshold=2.0, margin=0.1)
+
+
+@pytest.mark.parametrize(
+    ("weights", "kept", "replaced"),
+    [
+        ({"said_two_turns_ago": 5.0}, "6:10", "4:20"),  # the fake prefers the older one: it goes
+        ({}, "4:20", "6:10"),  # no lead: the latest, as before
+    ],
+)
+def test_a_tie_goes_to_the_likeliest_stored_value_only_with_a_lead(monkeypatch: pytest.MonkeyPatch, weights: dict[str, float], kept: str, replaced: str) -> None:
+    from sotto.memory import replace_model
+
+    monkeypatch.setattr(replace_model, "load", lambda: _fake_model(weights))
+    text = say("The vet appointment is at 4:20.", "Band practice finishes at 6:10.", "The surgery rang, can we do 4:50 instead?").memory_text()
+    assert "4:50" in text and kept in text and replaced not in text, text
+
+
+def test_the_likeliest_needs_the_margin() -> None:
+    from sotto.memory.update import _likeliest
+
+    a, b = Item(key="", value="a", kind="time", turn=1), Item(key="", value="b", kind="time", turn=2)
+    assert _likeliest([a, b], lambda pool: [0.9, 0.3]) is a
+    assert _likeliest([a, b], lambda pool: [0.42, 0.40]) is None  # a near tie is no evidence
+
+
+@pytest.mark.parametrize(
+    ("before", "words", "old", "new"),
+    [
+        ("For the candle I'd like the fig and cedar scent.", "Fig's too sweet for me, I think. Sea salt.", "fig", "Sea salt"),
+        ("Tea for the meeting: a pot of earl grey.", "Nobody drinks earl grey here, honestly. Peppermint.", "earl grey", "Peppermint"),
+        ("The quilt backing will be the flannel.", "The flannel is out, the shop sold the last bolt. Just plain calico, then.", "flannel", "calico"),
+    ],
+)
+def test_a_thing_said_alone_after_the_stored_one_is_ruled_out_replaces_it(before: str, words: str, old: str, new: str) -> None:
+    state = say(before, words)
+    text = state.memory_text()
+    assert new in text and old not in text.lower(), text  # the reason sentence goes with the old thing
+    assert not noisy(state), text
+
+
+def test_a_thing_said_alone_without_a_ruling_out_is_another_thing() -> None:
+    text = say("The lamp base is brass.", "The shade is linen. Oak table.").memory_text()
+    assert "brass" in text and "linen" in text, text
+    text = say("Drinks: a pot of earl grey.", "And biscuits. Shortbread.").memory_text()
+    assert "earl grey" in text, text
+
+
+def test_too_before_a_word_is_a_degree_and_at_the_end_is_also() -> None:
+    from sotto.memory.language import has_additive
+
+    assert not has_additive("The green is too loud for the hall.", "en")
+    assert not has_additive("Fig's too sweet for me.", "en")
+    assert has_additive("Sam is coming too.", "en") and has_additive("I'll have the soup too, please.", "en")
+
+
+@pytest.mark.parametrize(
+    ("before", "words", "old", "new"),
+    [
+        ("书架想要樱桃木的，两米高。", "樱桃木太红了，跟地板不配，白橡木吧。", "樱桃木", "白橡木"),
+        ("包子要猪肉大葱的，一共二十个。", "包子换韭菜鸡蛋的吧，猪肉的太腻了。", "猪肉大葱", "韭菜鸡蛋"),
+        ("坐垫要亚麻的，四个。", "坐垫换成灯芯绒的，亚麻的太扎了。", "亚麻", "灯芯绒"),
+    ],
+)
+def test_zh_a_thing_chosen_alone_replaces_the_one_ruled_out(before: str, words: str, old: str, new: str) -> None:
+    text = say(before, words, lang="zh").memory_text()
+    assert new in text and old not in text, text
+
+
+def test_zh_a_topic_before_na_ge_is_not_the_thing_ruled_out() -> None:
+    text = say("客厅刷米白色，卧室刷浅灰色。", "卧室那个灰太冷了，要奶茶色。", lang="zh").memory_text()
+    assert "卧室" in text, text

@@ -68,3 +68,7 @@ def load() -> ReplaceModel:
 
 def choose(rows: list[dict[str, float]]) -> int | None:
     return load().choose(rows)
+
+
+def score(features: dict[str, float]) -> float:
+    return load().score(features)

@@ -742,18 +742,38 @@ def _chosen_over(sentence: str, state: SessionState) -> tuple[str, str] | None:
     return (old, new) if _found_in(state, old) else None
 
 
-def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> tuple[str, str] | None:
-    """(old, new): a choice at the end of a sentence, and a stored thing named earlier in the turn
-    (or earlier in the sentence) that is not part of the choice."""
-    m = _EN_CHOSEN.search(text)
-    if m is None:
+# A thing said on its own, after the turn ruled a stored one out: "Bergamot's a bit too citrusy
+# for me. Pink pepper.", "Fish pie's out. ... Chicken casserole.", "Living room, and I'll ...".
+_EN_BARE_CHOICE = re.compile(r"^(?:just |only )?(?:the |a |an |some )?(?P<k>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,2}?)\s*(?:[.!]|,.*)?$", re.I)
+_EN_RULED_OUT = re.compile(r"\b(?:not|never|no|nobody|nothing|none|too|off|out|skip|without)\b|n't\b", re.I)
+
+
+def _bare_choice(text: str, earlier: str) -> str | None:
+    """The thing of a sentence that is only a thing (1-3 words, no little words), said after an
+    earlier sentence of the turn ruled something out."""
+    m = _EN_BARE_CHOICE.match(text.strip())
+    if m is None or not earlier or not _EN_RULED_OUT.search(earlier):
         return None
-    new = next(g for g in m.groups() if g).strip()
+    words = m.group("k").lower().split()
+    if any(w in EN_STOPWORDS or w in L.EN_EMPTY_WORDS or not content_stems(w) for w in words):
+        return None
+    return m.group("k")
+
+
+def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int, *, bare: bool = False) -> tuple[str, str] | None:
+    """(old, new): a choice at the end of a sentence, and a stored thing named earlier in the turn
+    (or earlier in the sentence) that is not part of the choice. `bare`: the sentence gives no
+    typed value, so a thing said on its own may be the choice (`_bare_choice`)."""
+    m = _EN_CHOSEN.search(text)
+    alone = _bare_choice(text, earlier) if m is None and bare else None
+    if m is None and alone is None:
+        return None
+    new = alone if alone is not None else next(g for g in m.groups() if g).strip() if m is not None else ""
     if _NOT_A_CHOICE.match(new) or re.search(r"\d", new) or len(new) < 3:
         return None
-    if re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 12): m.start() + 12], re.I):
+    if m is not None and re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 12): m.start() + 12], re.I):
         return None  # "Brown doesn't go with a thing he owns": a refusal, not a choice
-    said = f"{earlier} {text[: m.start()]}".lower()
+    said = f"{earlier} {text[: m.start()]}".lower() if m is not None else earlier.lower()
     new_words = set(re.findall(r"[a-z]{3,}", new.lower()))
     items = _typed(state.all_items())
     if any(new.lower() in i.value.lower() for i in state.all_items()):
@@ -767,7 +787,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
     # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
     # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
     # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
-    if not (m.group("c") or m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i") or m.group("j")):
+    if m is not None and not (m.group("c") or m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i") or m.group("j")):
         return None
     notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
     people = {w.lower() for i in state.all_items() if i.kind == "name" for w in i.value.split()}  # "Leo can't do the cat": a person is not the thing
@@ -778,10 +798,12 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int) -> 
             continue
         phrase = word
         for following in words[start + 1:]:
-            longer = phrase + " " + following.removesuffix("'s")
-            if not re.search(rf"\b{re.escape(longer)}\b", notes):
+            # "protein bars" said, "protein bar" stored: the note's own words are what is replaced.
+            stem = following.removesuffix("'s").removesuffix("s")
+            longer = re.search(rf"\b{re.escape(phrase)} {re.escape(stem)}s?\b", notes)
+            if not longer:
                 break
-            phrase = longer
+            phrase = longer.group(0)
         return phrase, new
     return None
 
@@ -824,6 +846,72 @@ def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str
             while end < len(head) and any(head[start: end + 1] in n for n in notes) and head[end] not in ZH_FUNCTION_CHARS:
                 end += 1
             return head[start:end], new
+    return None
+
+
+# A thing said on its own, and a stored one ruled out elsewhere in the turn: 胡桃木太暗了，跟我家墙不搭，
+# 原木色吧; 豆干换麻辣的，五香的上回剩了好多没卖掉 (an attribute with its noun left out replaces the stored one).
+_ZH_RULED_OUT = re.compile(r"太|不|没|别|嫌|算了")
+_ZH_CHOICE_LEAD = re.compile(r"^(?:那就|那|就|还是|改成|换成|要|换|用|改)")
+_ZH_CHOICE_VERB = re.compile(r"改成|换成|要|换|用|改")  # after the thing's name: 豆干换麻辣的
+_ZH_NOT_THING_FLAGS = ("v", "p", "r", "d", "u", "c", "y", "x")
+_ZH_CHOOSING_CHARS = "用要换选配是做拿买订吃喝穿带"
+
+
+def _zh_attributes(note: str) -> list[str]:
+    """What a note says a thing is like, before each 的, after the verb that chose it (浅蓝碎花 in
+    那床用浅蓝碎花的, 五香 in 要五香的). By characters: word cuts run across 被套用大红."""
+    out: list[str] = []
+    for m in re.finditer(r"([\u4e00-\u9fff]{2,5})的", note):
+        run = m.group(1)
+        cut = max((k for k, ch in enumerate(run) if ch in _ZH_CHOOSING_CHARS or ch in ZH_FUNCTION_CHARS), default=-1)
+        if len(run) - cut - 1 >= 2:
+            out.append(run[cut + 1:])
+    return out
+
+
+def _without_repeat(new: str, old: str, notes: list[str]) -> str:
+    """原木色 for 胡桃木 stored as 胡桃木色: the new words without the noun the note says after the old."""
+    if len(new) > 2 and any(old + new[-1] in n for n in notes):
+        return new[:-1]
+    return new
+
+
+def _zh_chosen_alone(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
+    clauses = [c for c in re.split(r"[，。！？；、,.!?;\s]+", text) if c]
+    ruled = [c for c in clauses + [c for c in re.split(r"[，。！？；、,.!?;\s]+", earlier) if c] if _ZH_RULED_OUT.search(c)]
+    if not ruled:
+        return None
+    items = state.all_items()
+    notes = [i.value for i in items if i.kind == KIND_NOTE] + [state.current_task]
+    for clause in clauses:
+        if _ZH_RULED_OUT.search(clause):
+            continue
+        lead = _ZH_CHOICE_LEAD.match(clause) or _ZH_CHOICE_VERB.match(clause[2:]) or _ZH_CHOICE_VERB.match(clause[3:])
+        body = clause[clause.index(lead.group(0)) + len(lead.group(0)) if lead else 0:]  # 豆干换麻辣的: after the thing's name
+        attribute = body.rstrip("吧").endswith("的")
+        body = body.rstrip("吧").removesuffix("的")
+        if not (2 <= len(body) <= 8) or not (lead or clause.endswith("吧") or attribute):
+            continue
+        words = [(w, f) for w, f in zh_words(body)]
+        if not words or any(f.startswith(_ZH_NOT_THING_FLAGS) for _, f in words) or any(body in i.value or body in i.key for i in items):
+            continue
+        if attribute:
+            # The stored attribute the turn rules out: "五香的" in a note, named again in a ruling-out clause.
+            olds = {o for n in notes for o in _zh_attributes(n) if any(o[k: k + 2] in r for r in ruled for k in range(len(o) - 1))}
+            if len(olds) == 1:
+                return olds.pop(), body
+            continue
+        # The stored thing the ruling-out clause names first (a value, else a noun a note has):
+        # not a topic said before 那个/的 ("主卧那个灰太冷了": the bedroom is not the thing).
+        for r in ruled:
+            typed = [i.value for i in _typed(items) if i.kind in ("item", "name", "place") and len(i.value) >= 2 and i.value in r and not i.value.startswith("我")]
+            if len(typed) == 1:
+                return typed[0], _without_repeat(body, typed[0], notes)
+            for w, f in zh_words(r):
+                at = r.find(w)
+                if len(w) >= 2 and f.startswith("n") and f != "nr" and any(w in n for n in notes) and not re.match(r"那个|这个|的", r[at + len(w):]):
+                    return w, body
     return None
 
 
@@ -1050,12 +1138,17 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if not replaced:
             swap = _words_replaced(st, sentence, before, w.state, lang, plain=plain)
             if swap is None and lang == "en" and not additive_turn and not st.additive:
-                swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state, turn)
+                swap = _chosen_instead(st.text, " ".join(sentences[:index]), w.state, turn, bare=not any(v.kind in ("time", "date", "number", "quantity") for v in st.values))
             if swap is None and lang == "en":
                 swap = _chosen_over(sentence, w.state)
+            if swap is None and lang == "zh" and not any(v.kind in ("time", "date", "number", "quantity") for v in st.values):
+                swap = _zh_chosen_alone(st.text, "".join(sentences[:index]), w.state)
             if swap is None and lang == "zh":
                 swap = _zh_moved_to(st.text, "".join(sentences[:index]), w.state)
             if swap is not None:
+                # An earlier sentence of the turn that ruled the old thing out is its reason, not a
+                # fact to rewrite with the new one ("Bergamot's too citrusy. Pink pepper.").
+                w.remove([i for i in result.added if i.kind == KIND_NOTE and i.turn == turn and norm_key(swap[0]) and norm_key(swap[0]) in norm_key(i.value)])
                 w.replace_words(*swap)
                 replaced = True
         if reminder:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from sotto.engines.normalize import number_value
 from sotto.memory import replace_model
@@ -435,8 +436,15 @@ def decide_values(
                     alone.append(again[0])  # 陈老师休产假去了，数学现在是孙老师带: so is a person said alone in an earlier clause
             continue
         if decision is None and candidates:
+            replaced_so_far = list(earlier_replaced or []) + [d.target for d in out.decisions if d.op == UPDATE and d.target is not None]
+
+            def likelihood(pool: list[Item], v: Value = v) -> list[float]:
+                changed = any(d.op == UPDATE for d in out.decisions)
+                said = mentioned + alone + said_again
+                return [replace_model.score(replace_features(v, s, statement, turn, pool, stored, said, changed, replaced_so_far)) for s in pool]
+
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned + alone, fresh=_fresh_subject(statement, stored), relabelled=relabelled,
-                               earlier_text=earlier_text, steady=steady)
+                               earlier_text=earlier_text, steady=steady, likelihood=likelihood)
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
             # in the same turn: the new one takes the place of the one named. Within one sentence
@@ -794,12 +802,23 @@ def _hour_of(time: str) -> int | None:
     return number_value(m.group(1), "en") if m else None
 
 
+def _likeliest(pool: list[Item], likelihood: Callable[[list[Item]], list[float]]) -> Item | None:
+    """The stored value the fitted model scores highest, when it leads the next by the model's
+    margin; a near tie is no evidence and the caller keeps its own order."""
+    scores = likelihood(pool)
+    order = sorted(range(len(pool)), key=lambda i: scores[i], reverse=True)
+    if len(order) > 1 and scores[order[0]] - scores[order[1]] < replace_model.load().margin:
+        return None
+    return pool[order[0]]
+
+
 def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
     mentioned: list[Item] | None = None, *, fresh: bool = False, relabelled: list[Item] | None = None, earlier_text: str = "",
-    steady: list[Item] | None = None,
+    steady: list[Item] | None = None, likelihood: Callable[[list[Item]], list[float]] | None = None,
 ) -> Decision | None:
-    """`fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
+    """`likelihood`: the fitted model's score of each stored value of a pool, for a tie no word decides.
+    `fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
     five frames"): a count of the same unit is then that new thing's, not a correction."""
     # 一千一百六十 after 酒店住了三晚: an amount twenty times another is not its correction.
     candidates = [s for s in candidates if not _far_apart(s, v)]
@@ -875,6 +894,11 @@ def _by_key(
     # 水还剩不少，七箱就够了 after 矿泉水十箱，方便面六箱: a Chinese noun is shortened to its last
     # character, so between equals the count whose thing ends in a character the sentence says.
     best = max(scored, key=lambda x: (x[0], lang == "zh" and _zh_head_said(x[2], statement.frame), x[1]))
+    tied = [x for x in scored if x[0] == best[0] and (lang == "zh" and _zh_head_said(x[2], statement.frame)) == (lang == "zh" and _zh_head_said(best[2], statement.frame))]
+    if best[0] > 0 and len(tied) > 1 and likelihood is not None:
+        # As many shared words each: which one the fitted model finds likeliest, not merely the latest.
+        chosen = _likeliest([x[2] for x in tied], likelihood)
+        best = next((x for x in tied if x[2] is chosen), best)
     overlap, _, target = best
     # A total said after an addition is the new count, not another one: "the shower tray wants
     # doing as well, so two tubes", 小姑一家也过来，这样就十五个人了, 菜也加到十个.
@@ -923,7 +947,12 @@ def _by_key(
         if bare:
             said |= content_stems(earlier_text)  # "another two panels fit. So twelve.": the panels
         # The latest one, unless the sentence names what another is about ("push the outbound to the 5th").
-        latest = max(pool, key=lambda s: (_code_family(s.value, v.text), len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        by_words = {id(s): (_code_family(s.value, v.text), len(_key_stems(s) & said)) for s in pool}
+        level = [s for s in pool if by_words[id(s)] == max(by_words.values())]
+        # No word of the sentence tells them apart: the fitted model's likeliest, if it clearly leads,
+        # not merely the latest ("they've moved her to half two": her appointment, not the pickup said after it).
+        likeliest = _likeliest(level, likelihood) if len(level) > 1 and likelihood is not None else None
+        latest = likeliest or max(pool, key=lambda s: (_code_family(s.value, v.text), len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
