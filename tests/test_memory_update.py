@@ -687,3 +687,12 @@ def test_zh_a_thing_chosen_alone_replaces_the_one_ruled_out(before: str, words: 
 def test_zh_a_topic_before_na_ge_is_not_the_thing_ruled_out() -> None:
     text = say("客厅刷米白色，卧室刷浅灰色。", "卧室那个灰太冷了，要奶茶色。", lang="zh").memory_text()
     assert "卧室" in text, text
+
+
+def test_a_number_read_with_its_digits_swapped_replaces_that_number() -> None:
+    state = say("My locker is forty-two and the padlock code is 1357.", "The pool lane fee is thirty-five.", "Sorry, I'm on twenty-four, I had it backwards.")
+    text = state.memory_text()
+    assert "twenty-four" in text and "forty-two" not in text and "thirty-five" in text, text
+    # a decimal is no number read backwards
+    text = say("Layer height 0.2 for the brackets.", "Infill 20 percent.").memory_text()
+    assert "0.2" in text and "20 percent" in text, text

@@ -870,7 +870,7 @@ def _by_key(
             overlap += 2  # "COM12" after "COM7", "E-41" after "E-36": a code of the same family
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
-        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text) and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text).strip("- ") and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
             overlap += 4  # "the bottom says gen three" after "gen two": the label is the key ("Hive two, five frames" opens another hive)
         if relabelled and s in relabelled:
             overlap += 4  # "bumped to eleven" after "table nine", the table said: the table's number
@@ -878,6 +878,8 @@ def _by_key(
             # "17:24" after "17:42": the same time, its digits read in another order (unless the
             # value's own words name another time: "Pip's slot is 12:10" after "Ada's 12:01").
             overlap += 4
+        if v.kind in (KIND_NUMBER, KIND_QUANTITY) and s.kind in (KIND_NUMBER, KIND_QUANTITY) and _digits_swapped(s.value, v.text, shortest=2):
+            overlap += 4  # "I'm on twenty-four" after "table forty-two": the same number, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
         if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == ""):
@@ -1174,9 +1176,20 @@ def _fixed_group(old: str, new: str) -> str | None:
     return None
 
 
-def _digits_swapped(a: str, b: str) -> bool:
-    da, db = re.sub(r"\D", "", _norm(a)), re.sub(r"\D", "", _norm(b))
-    return len(da) >= 3 and da != db and sorted(da) == sorted(db)
+def _digits_swapped(a: str, b: str, shortest: int = 3) -> bool:
+    da, db = _digits(a), _digits(b)
+    return len(da) >= shortest and da != db and sorted(da) == sorted(db)
+
+
+def _digits(text: str) -> str:
+    """The digits of a value, of its number words too ("forty-two" -> "42")."""
+    if re.search(r"\d\.\d|点", text):
+        return ""  # "0.2" is no "20" read backwards
+    said = re.sub(r"\D", "", _norm(text))
+    if said:
+        return said
+    n = number_of(text)
+    return str(int(n)) if n is not None and n == int(n) else ""
 
 
 def _respelled(new: str, old: str, lang: str) -> bool:
