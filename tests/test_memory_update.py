@@ -696,3 +696,22 @@ def test_a_number_read_with_its_digits_swapped_replaces_that_number() -> None:
     # a decimal is no number read backwards
     text = say("Layer height 0.2 for the brackets.", "Infill 20 percent.").memory_text()
     assert "0.2" in text and "20 percent" in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "words", "old", "new", "kept"),
+    [
+        ("zh", "民宿一晚五百四，押金两百。", "房东说周末要加价，每晚多收六十，押金不变。", "五百四", "600", "两百"),
+        ("zh", "洗牙一次三百二。", "今天有活动，每人便宜八十。", "三百二", "240", ""),
+        ("en", "The boiler service is £85.", "They've put it up by £10 since January.", "£85", "£95", ""),
+        ("en", "The frame repair is sixty pounds.", "He'll knock fifteen quid off if I pay cash.", "sixty pounds", "45 pounds", ""),
+    ],
+)
+def test_an_amount_said_as_a_change_moves_the_stored_amount(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
+    text = say(before, words, lang=lang).memory_text()
+    assert new in text and old not in text and kept in text, text
+
+
+def test_an_amount_change_with_nothing_stored_is_kept_as_said() -> None:
+    text = say("Can you note the parking?", "It's gone up by £2 this year.").memory_text()
+    assert "£2" in text, text

@@ -41,6 +41,13 @@ _EN_QUANTITY = re.compile(
     rf"(?:\s|-)(?P<unit>of us|of them|(?:{_UNIT_WORD})(?:(?:\s|-)(?!(?:{EN_NUMBER_WORDS})\b)(?:{_UNIT_WORD}))?)",
     re.I,
 )
+# A relative change of a stored amount of money: "it's gone up by £5", "ten quid cheaper", "knock £20 off".
+_EN_MONEY = rf"(?:[£$€]\s?\d+(?:\.\d\d)?|(?:{_NUM}) (?:pounds|quid|dollars|euros|bucks))"
+_EN_AMOUNT_CHANGE = re.compile(
+    rf"\b(?:(?P<dir1>up|down) by (?P<a1>{_EN_MONEY})|(?P<a2>{_EN_MONEY}) (?P<dir2>more|extra|dearer|cheaper|less|off)\b|(?P<dir3>knock|knocks|knocked|take|takes|took) (?P<a3>{_EN_MONEY}) off)",
+    re.I,
+)
+_EN_AMOUNT_LESS = {"down", "cheaper", "less", "off", "knock", "knocks", "knocked", "take", "takes", "took"}
 # A relative change of a time: "ten minutes earlier", "push it back half an hour".
 _EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)"
 _EN_DAY_SHIFT_BY = rf"(?:(?:\d+|{EN_NUMBER_WORDS}|an?)\s+(?:days?|weeks?)|a fortnight)"
@@ -320,6 +327,13 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         end = start + len(span)
         taken.append((start, end))
         found.append(Value(span, kind, start, end, **kw))  # type: ignore[arg-type]
+
+    # First: the amount is the change, before any reading of it as a count ("ten quid").
+    for m in _EN_AMOUNT_CHANGE.finditer(text):
+        amount = next(g for g in (m.group("a1"), m.group("a2"), m.group("a3")) if g)
+        way = next(g for g in (m.group("dir1"), m.group("dir2"), m.group("dir3")) if g).lower()
+        at = m.start("a1") if m.group("a1") else m.start("a2") if m.group("a2") else m.start("a3")
+        add(at, at + len(amount), KIND_NUMBER, delta=True, delta_sign=-1 if way in _EN_AMOUNT_LESS else 1)
 
     for m in re.finditer(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", text):
         add(m.start(), m.end(), KIND_DATE)  # "14.06.2019": a date written with dots

@@ -60,6 +60,10 @@ _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P
 # 今年, 一年级); 我们俩, 咱仨: a head count said with the pronoun.
 _ZH_DURATION = re.compile(r"(?<![\d〇零一二两三四五六七八九十百])(?P<num>[一二两三四五六七八九十\d]{1,3}|半)(?:个)?(?:半)?(?P<unit>年|小时|钟头)半?(?![级底初代纪龄])")
 _ZH_PAIR = re.compile(r"(?:我们|咱们|他们|她们|你们|咱)(?P<n>俩|仨)|俩人|仨人")
+# An amount said as a change of a stored one: 多收/贵/涨 more, 便宜/少收/降 less (涨到 says the new amount itself).
+_ZH_AMOUNT_CHANGE = re.compile(r"(?:(?P<more>多收|多付|多交|多花|贵|涨)|(?P<less>便宜|少收|少付|降|优惠|减))了?$")
+
+
 def _zh_change_before(before: str) -> tuple[bool, bool]:
     """(fewer, more): the words right before a count change a stored one (少拿一盒, 再加两袋, 还多一年)."""
     less = re.search(r"(?:少|减|减少|去掉)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None
@@ -254,6 +258,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     found.sort(key=lambda v: v.start)
     found = without_appositive_roles(found, text)
     for v in found:
+        way = _ZH_AMOUNT_CHANGE.search(text[max(0, v.start - 3): v.start]) if v.kind == KIND_NUMBER else None
+        if way is not None:
+            v.delta, v.delta_sign = True, -1 if way.group("less") else 1  # 每晚多收一百二, 每人便宜一百二
         if v.kind == KIND_NUMBER and re.fullmatch(r"[A-Za-z]\s+[零〇一二三四五六七八九幺\d]+", v.text):
             v.text = re.sub(r"\s+", "", v.text)  # "E 八八三四五六七二": the letter and its digits are one code
         if v.kind == KIND_NUMBER and re.fullmatch(rf"[{_ZH_DIGIT}]+(?:[，,\s]+[{_ZH_DIGIT}]+)+", v.text):

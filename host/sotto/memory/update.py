@@ -289,6 +289,16 @@ def decide_values(
             out.replaced.append((target.value, new_item.value))
             current = [s for s in current if s is not target] + [new_item]
             continue
+        if v.kind == KIND_NUMBER and v.delta:
+            changed = _changed_amount(v, [s for s in current if (s.turn != turn or not turn) and s not in steady], statement, lang)
+            if changed is not None:
+                target, new_item = changed
+                new_item.turn = turn
+                out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored amount"))
+                out.replaced.append((target.value, new_item.value))
+                out.consumed.add(id(v))
+                current = [s for s in current if s is not target] + [new_item]
+                continue
         base: list[Item] = []
         if v.kind == KIND_QUANTITY and v.delta:
             wanted_unit = unit_key(v.unit, lang) if v.unit else ""
@@ -527,6 +537,35 @@ _REASON = re.compile(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|
 _NEGATOR = re.compile(r"\b(?:no|not|never|can't|won't|isn't|wasn't)\b|n't\b|不|没", re.I)
 _NOW = re.compile(r"\bnow\b|现在|这回|这次", re.I)
 _MODEL_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM)
+
+
+_MONEY_UNITS = {"pound", "pounds", "quid", "dollar", "dollars", "euro", "euros", "buck", "bucks", "块", "元", "块钱", "块钱", "毛"}
+
+
+def _changed_amount(v: Value, stored: list[Item], statement: Statement, lang: str) -> tuple[Item, Item] | None:
+    """"they've put it up by £5", 每晚多收一百二: the stored amount of money the sentence's words are
+    about (else the latest) and that amount changed by `v`, written as it was (its currency, its unit)."""
+    amounts = [
+        s for s in stored
+        if (s.kind == KIND_NUMBER and _is_bare_number(s.value) and not re.search(r"\d\s\d", s.value))
+        or (s.kind == KIND_QUANTITY and item_unit_words(s).strip().lower() in _MONEY_UNITS)
+    ]
+    by = number_of(re.sub(r"\s*(?:pounds|quid|dollars|euros|bucks)$", "", v.text, flags=re.I))
+    if not amounts or by is None:
+        return None
+    own = content_stems(v.context)
+    target = max(amounts, key=lambda s: (len(_key_stems(s) & own), len(_key_stems(s) & statement.frame_keys), s.turn, stored.index(s)))
+    old = number_of(re.sub(r"\s*(?:pounds|quid|dollars|euros|bucks|块钱|块|元)$", "", target.value, flags=re.I))
+    if old is None:
+        return None
+    total = old + v.delta_sign * by
+    if total < 0:
+        return None
+    amount = f"{total:.2f}" if total != int(total) else str(int(total))
+    currency = re.match(r"[£$€¥]\s?", target.value)
+    unit = item_unit_words(target) if target.kind == KIND_QUANTITY else ""
+    written = (currency.group(0) if currency else "") + amount + ((" " if lang != "zh" else "") + unit if unit else "")
+    return target, Item(key=target.key, value=written, kind=target.kind)
 
 
 def _said_before_shift(s: Item, shift: Value, statement: Statement, olds: list[Value]) -> bool:
