@@ -715,3 +715,27 @@ def test_an_amount_said_as_a_change_moves_the_stored_amount(lang: str, before: s
 def test_an_amount_change_with_nothing_stored_is_kept_as_said() -> None:
     text = say("Can you note the parking?", "It's gone up by £2 this year.").memory_text()
     assert "£2" in text, text
+
+
+@pytest.mark.parametrize(
+    ("before", "words", "old", "new", "kept"),
+    [
+        ("The tasting starts at 3 pm and dinner is at 7:30.", "Can we move the tasting an hour and a half later? Dinner is fine where it is.", "3 pm", "4:30", "7:30"),
+        ("Assembly at the church gate at 9:15, coffee at 11.", "The vicar wants it done sooner, so they've pulled the assembly forward by half an hour.", "9:15", "8:45", "11"),
+    ],
+)
+def test_a_time_moved_by_an_amount_moves_the_one_said_and_not_the_one_kept(before: str, words: str, old: str, new: str, kept: str) -> None:
+    text = say(before, words).memory_text()
+    assert new in text and old not in text and kept in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "words", "old", "new", "kept"),
+    [
+        ("en", "His scan is at 9:40 and physio at 3.", "The hospital's pushed him back by an hour, so he's in at 10:40 now.", "9:40", "10:40", "3"),
+        ("zh", "体检八点，复诊下午两点。", "体检推迟一个钟头，九点到。", "八点", "九点", "下午两点"),
+    ],
+)
+def test_a_new_time_said_with_its_shift_replaces_the_time_the_shift_leads_from(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
+    text = say(before, words, lang=lang).memory_text()
+    assert new in text and old not in text and kept in text, text

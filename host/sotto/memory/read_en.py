@@ -49,7 +49,7 @@ _EN_AMOUNT_CHANGE = re.compile(
 )
 _EN_AMOUNT_LESS = {"down", "cheaper", "less", "off", "knock", "knocks", "knocked", "take", "takes", "took"}
 # A relative change of a time: "ten minutes earlier", "push it back half an hour".
-_EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)"
+_EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)(?:\s+and a half)?"
 _EN_DAY_SHIFT_BY = rf"(?:(?:\d+|{EN_NUMBER_WORDS}|an?)\s+(?:days?|weeks?)|a fortnight)"
 _EN_DAY_SHIFT = re.compile(
     rf"\b(?P<by>{_EN_DAY_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
@@ -60,7 +60,7 @@ _EN_DAY_SHIFT = re.compile(
 )
 _EN_TIME_SHIFT = re.compile(
     rf"\b(?P<by>{_EN_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
-    rf"|\b(?:push|pushed|move|moved|put|bump|bumped|shift|shifted|bring|brought)\b(?:\s+(?:it|that|them|this|things|everything|us|me|him|her|the \w+))?\s+(?P<dir2>back|forward|later|earlier)\s+(?:by\s+)?(?P<by2>{_EN_SHIFT_BY})\b",
+    rf"|\b(?:push|pushed|move|moved|put|bump|bumped|shift|shifted|bring|brought|pull|pulled|shuffle|shuffled)\b(?:\s+(?:it|that|them|this|things|everything|us|me|him|her|the \w+))?\s+(?P<dir2>back|forward|later|earlier|on)\s+(?:by\s+)?(?P<by2>{_EN_SHIFT_BY})\b",
     re.I,
 )
 # Numbers said as one value: "132 over 85", "age 9-10", "14.06.2019", "18 k", "300×600", "3 by 4 m".

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from sotto.memory.clock import shift_minutes
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_QUANTITY, KIND_TIME
 from sotto.memory.read_en import _EN_KIN, _en_copula_key, _en_is_question, _en_values, _en_without
@@ -100,6 +101,10 @@ def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozen
         # the new one; the shift only says why. Said before it, it is what moves ("十点我怕起不来，再往后挪一个钟头").
         shifts = [v for v in st.values if v.kind == kind and v.delta]
         if shifts and any(v.kind == kind and not v.delta and v.start > shifts[0].start for v in st.values):
+            by = shift_minutes(shifts[0].text, lang) if kind == KIND_TIME else None
+            for v in st.values:
+                if by and v.kind == kind and not v.delta and v.start > shifts[0].start:
+                    v.moved_by = shifts[0].delta_sign * by
             st.values = [v for v in st.values if v not in shifts]
     st.frame = reader.without(text, st.values, all_kinds=True)
     st.note = reader.without(text, st.values, all_kinds=False)

@@ -280,10 +280,11 @@ def decide_values(
                 continue
             by *= v.delta_sign
             move = shifted if timed else shifted_date
-            movable = [s for s in current if s.kind == v.kind and move(s.value, by, lang) is not None and (not v.anchored or _said_before_shift(s, v, statement, olds))]
+            movable = [s for s in current if s.kind == v.kind and s not in steady and move(s.value, by, lang) is not None and (not v.anchored or _said_before_shift(s, v, statement, olds))]
             if not movable:
                 continue
-            target = max(movable, key=lambda s: (_said_before_shift(s, v, statement, olds), len(_key_stems(s) & statement.frame_keys), s.turn, current.index(s)))
+            said_of = statement.frame_keys | content_stems(v.text)  # "pulled the assembly forward": what moves is said inside the shift
+            target = max(movable, key=lambda s: (_said_before_shift(s, v, statement, olds), len(_key_stems(s) & said_of), s.turn, current.index(s)))
             new_item = Item(key=target.key, value=move(target.value, by, lang) or target.value, kind=v.kind, turn=turn)
             out.decisions.append(Decision(UPDATE, new_item, target, f"a relative change of a stored {'time' if timed else 'day'}"))
             out.replaced.append((target.value, new_item.value))
@@ -445,6 +446,12 @@ def decide_values(
                 if v.kind == KIND_NAME and not any(o is not v and lo <= o.start < hi for o in statement.values) and not has_change_cue(statement.text[lo:hi], lang):
                     alone.append(again[0])  # 陈老师休产假去了，数学现在是孙老师带: so is a person said alone in an earlier clause
             continue
+        if decision is None and v.moved_by:
+            # "shuffled her on by an hour, so she's in at half eleven": the stored time the shift leads to.
+            led = [s for s in candidates if s.kind == KIND_TIME and (m := clock_minutes(s.value, lang)) is not None
+                   and (n := clock_minutes(v.text, lang)) is not None and (m[0] + v.moved_by - n[0]) % 720 == 0]
+            if len(led) == 1:
+                decision = Decision(UPDATE, new_item, led[0], "the stored time the said shift leads to")
         if decision is None and candidates:
             replaced_so_far = list(earlier_replaced or []) + [d.target for d in out.decisions if d.op == UPDATE and d.target is not None]
 
@@ -758,7 +765,7 @@ SAID_AS_UNCHANGED = "said as unchanged"  # a NOOP that names no value again: the
 # "staying" only with the value right after it (a context has its value cut out: "the width's
 # staying at ."): "staying two nights" and "staying at the Hilton" are a stay.
 _STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没错", re.I)
-_STEADY_CLAUSE = re.compile(_STEADY.pattern + r"|\b(?:where|as) (?:it|they) (?:was|were)\b|\b(?:is|'s|are) the same\b", re.I)
+_STEADY_CLAUSE = re.compile(_STEADY.pattern + r"|\b(?:where|as) (?:it|they) (?:was|were|is|are)\b|\b(?:is|'s|are) the same\b", re.I)
 _TAIL_CUE = re.compile(
     r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
     r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"
