@@ -739,3 +739,22 @@ def test_a_time_moved_by_an_amount_moves_the_one_said_and_not_the_one_kept(befor
 def test_a_new_time_said_with_its_shift_replaces_the_time_the_shift_leads_from(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
     text = say(before, words, lang=lang).memory_text()
     assert new in text and old not in text and kept in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "words", "old", "new", "kept"),
+    [
+        ("en", "Poll the sensor every 30 seconds and keep 200 readings.", "Hmm, that drains the battery, so double the poll interval.", "30 seconds", "60 seconds", "200 readings"),
+        ("en", "The dough needs 800 grams of flour and 12 grams of salt.", "It's only the two of us, halve the flour.", "800", "400", "12"),
+        ("zh", "米线要三斤，香菜半斤。", "米线翻一倍吧，周末来人多。", "三斤", "6斤", "半斤"),
+        ("zh", "充电电流五百毫安，电压五伏。", "电流太小了，调到原来的两倍。", "五百毫安", "1000毫安", "五伏"),
+    ],
+)
+def test_a_stored_amount_multiplied_keeps_its_unit(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
+    text = say(before, words, lang=lang).memory_text()
+    assert new in text and old not in text and kept in text, text
+
+
+def test_double_as_a_word_of_a_thing_multiplies_nothing() -> None:
+    text = say("Book two nights for four people.", "A double room, please, and double-check the parking.").memory_text()
+    assert "two nights" in text and "four people" in text, text

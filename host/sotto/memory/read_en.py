@@ -48,6 +48,14 @@ _EN_AMOUNT_CHANGE = re.compile(
     re.I,
 )
 _EN_AMOUNT_LESS = {"down", "cheaper", "less", "off", "knock", "knocks", "knocked", "take", "takes", "took"}
+# A stored amount multiplied, said as an instruction about it: "Double the chilli", "so halve
+# the bitrate" (not "a double room", "double-check the times").
+_EN_FACTOR = re.compile(
+    r"(?:^|[,;:.!?]\s+|\b(?:so|just|please|then|and|let's|we'll|i'll|can you|could you|need to|want to)\s+)"
+    r"(?P<op>double|triple|treble|quadruple|halve)\s+(?:the|that|this|it|our|my|his|her|their)\b(?P<thing>(?:\s+(?!for\b|to\b|as\b|because\b|since\b|so\b)[a-z][\w-]*){0,3})",
+    re.I,
+)
+EN_FACTORS = {"double": 2.0, "triple": 3.0, "treble": 3.0, "quadruple": 4.0, "halve": 0.5}
 # A relative change of a time: "ten minutes earlier", "push it back half an hour".
 _EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)(?:\s+and a half)?"
 _EN_DAY_SHIFT_BY = rf"(?:(?:\d+|{EN_NUMBER_WORDS}|an?)\s+(?:days?|weeks?)|a fortnight)"
@@ -447,6 +455,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start() if bound else m.start(1), m.end(1), KIND_TIME)  # "before ten" is a limit, not ten o'clock
     for m in _EN_MOVED_TO.finditer(text):
         add(m.start("t"), m.end("t"), KIND_TIME)
+    for m in _EN_FACTOR.finditer(text):
+        add(m.start("op"), m.end(), KIND_QUANTITY, delta=True, factor=EN_FACTORS[m.group("op").lower()])
     for m in _EN_ONE_MORE.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit").lower(), delta=True, anchored=True)
     for m in _EN_BARE_DELTA.finditer(text):

@@ -300,6 +300,16 @@ def decide_values(
                 out.consumed.add(id(v))
                 current = [s for s in current if s is not target] + [new_item]
                 continue
+        if v.factor:
+            out.consumed.add(id(v))  # a multiplier is no value of its own
+            multiplied = _multiplied(v, [s for s in current if (s.turn != turn or not turn) and s not in steady], statement, lang)
+            if multiplied is not None:
+                target, new_item = multiplied
+                new_item.turn = turn
+                out.decisions.append(Decision(UPDATE, new_item, target, "a stored amount multiplied"))
+                out.replaced.append((target.value, new_item.value))
+                current = [s for s in current if s is not target] + [new_item]
+            continue
         base: list[Item] = []
         if v.kind == KIND_QUANTITY and v.delta:
             wanted_unit = unit_key(v.unit, lang) if v.unit else ""
@@ -572,6 +582,36 @@ def _changed_amount(v: Value, stored: list[Item], statement: Statement, lang: st
     currency = re.match(r"[£$€¥]\s?", target.value)
     unit = item_unit_words(target) if target.kind == KIND_QUANTITY else ""
     written = (currency.group(0) if currency else "") + amount + ((" " if lang != "zh" else "") + unit if unit else "")
+    return target, Item(key=target.key, value=written, kind=target.kind)
+
+
+def _multiplied(v: Value, stored: list[Item], statement: Statement, lang: str) -> tuple[Item, Item] | None:
+    """"Double the chilli": the stored amount the words name (the only or latest one when none is
+    named), its number multiplied and its unit kept ("500 g" -> "1000 g", 二十四伏 -> 36伏)."""
+    amounts = [s for s in stored if (s.kind == KIND_QUANTITY or _is_bare_number(s.value)) and number_of(s.value) is not None]
+    if lang == "zh":
+        said = content_stems(statement.text[: v.start])  # 辣椒翻一倍, 电压往上加，加到原来的一倍半: the thing is said before it
+    else:
+        said = content_stems(v.text) - content_stems("double triple treble quadruple halve")
+
+    def named(s: Item) -> int:
+        if lang == "zh":
+            return sum(1 for w in said if w in s.key or w in s.value)  # 电流 in the key 充电电流
+        return len(said & (_key_stems(s) | content_stems(s.value)))
+
+    if said and not any(named(s) for s in amounts) and len(amounts) > 1:
+        return None  # "double the order" with only other things counted: not a stored amount
+    if not amounts:
+        return None
+    target = max(amounts, key=lambda s: (named(s), s.turn, stored.index(s)))
+    old = number_of(target.value)
+    if old is None:
+        return None
+    total = old * v.factor
+    amount = f"{total:g}"
+    currency = re.match(r"[£$€¥]\s?", target.value)
+    unit = item_unit_words(target)
+    written = (currency.group(0) if currency else "") + amount + ((" " if lang != "zh" and unit else "") + unit)
     return target, Item(key=target.key, value=written, kind=target.kind)
 
 

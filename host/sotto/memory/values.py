@@ -44,6 +44,7 @@ class Value:
     qualifiers: list[str] = field(default_factory=list)  # days said with a time ("1:30 on Wednesdays")
     context: str = ""  # the words of its own clause, without values: what else it may be about
     cue: bool = False  # its own clause carries a cue of change ("make it 7", "推到九点")
+    factor: float = 0.0  # "double the chilli", 减半: a stored amount multiplied (0: none)
     moved_by: int = 0  # minutes the sentence says the new time moved ("on by an hour, so half eleven"): which stored time it was
     anchored: bool = False  # a change only of a stored value: a shift of a day the turn names (提前一天去, not
     # 提前五天停), one more of a stored count ("another grown-up"; with no count stored, nothing)
