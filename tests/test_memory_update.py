@@ -758,3 +758,20 @@ def test_a_stored_amount_multiplied_keeps_its_unit(lang: str, before: str, words
 def test_double_as_a_word_of_a_thing_multiplies_nothing() -> None:
     text = say("Book two nights for four people.", "A double room, please, and double-check the parking.").memory_text()
     assert "two nights" in text and "four people" in text, text
+
+
+@pytest.mark.parametrize(
+    ("before", "words", "old", "new"),
+    [
+        ("The quiz team is Priya Shah, Dom and me.", "Priya's got a work do — her flatmate Jess is taking her place.", "Priya", "Jess"),
+        ("Relay order: Callum, Ben, Idris, Zoe.", "Callum's ankle is bad, so Marcus is taking Callum's spot.", "Callum", "Marcus"),
+    ],
+)
+def test_a_person_taking_anothers_place_replaces_them(before: str, words: str, old: str, new: str) -> None:
+    text = say(before, words).memory_text()
+    assert new in text and old not in text, text
+
+
+def test_someones_place_is_still_a_place_when_nobody_takes_it() -> None:
+    state = say("We're meeting at Freddie's place at six.", "Bring the cards.")
+    assert any(i.kind == "place" and "Freddie's place" in i.value for i in state.all_items()), state.memory_text()

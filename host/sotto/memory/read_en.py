@@ -506,7 +506,10 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         end = start + len(span)
         # "Rosa's bakery", "Elm Street": a place noun after the proper name belongs to it.
         tail = re.match(r"\s+(?:[a-z]+\s+)?(?P<noun>[a-z]+)\b", text[end:])
-        if span.endswith(("'s", "’s")) and tail and _PLACE_NOUNS.fullmatch(tail.group("noun")):
+        taking = re.search(r"\b(?:take|takes|taking|took|taken)\s+(?:over\s+)?$", text[:start], re.I) is not None
+        if taking:
+            pass  # "taking Freddie's place": Freddie is who, not where
+        elif span.endswith(("'s", "’s")) and tail and _PLACE_NOUNS.fullmatch(tail.group("noun")):
             end += tail.end()
         else:
             right = re.match(r"\s+(?P<noun>[a-z]+)\b", text[end:])

@@ -477,6 +477,8 @@ def decide_values(
             # in the same turn: the new one takes the place of the one named. Within one sentence
             # the place must be said: "Tom's on nights that week, so put Kerry Doyle in his place."
             here = [d.target for d in out.decisions if d.op == NOOP and d.target is not None and d.target.kind == KIND_NAME] if _IN_PLACE_OF.search(statement.text) else []
+            # "Saoirse's taking Freddie's place": the one whose place it is, said after the new one.
+            here += [s for s in candidates if s.kind == KIND_NAME and s.value.split() and re.search(rf"\b{re.escape(s.value.split()[0])}'s (?:place|spot|slot)\b", statement.text)]
             before = [s for s in (earlier_names or []) + here if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
             if before:
                 decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
@@ -1100,7 +1102,7 @@ _RANGE_END_SAID = re.compile(
 )
 
 
-_IN_PLACE_OF = re.compile(r"\b(?:in (?:his|her|their) place|instead of (?:him|her|them)|(?:cover|covers|covering|stand in|stands in|standing in|fill in|fills in|filling in) for (?:him|her|them))\b|替(?:他|她)|代替(?:他|她)|顶(?:他|她)的", re.I)
+_IN_PLACE_OF = re.compile(r"\b(?:in (?:his|her|their) place|(?:take|takes|taking|took|taken) (?:over )?(?:his|her|their|\w+'s) (?:place|spot|slot)|instead of (?:him|her|them)|(?:cover|covers|covering|stand in|stands in|standing in|fill in|fills in|filling in) for (?:him|her|them))\b|替(?:他|她)|代替(?:他|她)|顶(?:他|她)的", re.I)
 
 
 def _near(a: str, b: str) -> bool:
