@@ -290,26 +290,19 @@ def decide_values(
             out.replaced.append((target.value, new_item.value))
             current = [s for s in current if s is not target] + [new_item]
             continue
-        if v.kind == KIND_NUMBER and v.delta:
-            changed = _changed_amount(v, [s for s in current if (s.turn != turn or not turn) and s not in steady], statement, lang)
+        # An amount changed by a sum ("up by £10", 每晚多收六十) or a factor ("double the flour", 翻一倍).
+        relative = (_multiplied, "a stored amount multiplied") if v.factor else (_changed_amount, "a relative change of a stored amount") if v.kind == KIND_NUMBER and v.delta else None
+        if relative is not None:
+            changed = relative[0](v, [s for s in current if (s.turn != turn or not turn) and s not in steady], statement, lang)
             if changed is not None:
                 target, new_item = changed
                 new_item.turn = turn
-                out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored amount"))
+                out.decisions.append(Decision(UPDATE, new_item, target, relative[1]))
                 out.replaced.append((target.value, new_item.value))
-                out.consumed.add(id(v))
                 current = [s for s in current if s is not target] + [new_item]
+            if changed is not None or v.factor:
+                out.consumed.add(id(v))  # a multiplier is no value of its own; a sum with nothing to change is kept as said
                 continue
-        if v.factor:
-            out.consumed.add(id(v))  # a multiplier is no value of its own
-            multiplied = _multiplied(v, [s for s in current if (s.turn != turn or not turn) and s not in steady], statement, lang)
-            if multiplied is not None:
-                target, new_item = multiplied
-                new_item.turn = turn
-                out.decisions.append(Decision(UPDATE, new_item, target, "a stored amount multiplied"))
-                out.replaced.append((target.value, new_item.value))
-                current = [s for s in current if s is not target] + [new_item]
-            continue
         base: list[Item] = []
         if v.kind == KIND_QUANTITY and v.delta:
             wanted_unit = unit_key(v.unit, lang) if v.unit else ""
