@@ -878,6 +878,8 @@ def _without_repeat(new: str, old: str, notes: list[str]) -> str:
 
 
 def _zh_chosen_alone(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
+    """(old, new): a clause that is only a thing (吧, or after a verb of choosing), when another
+    clause of the turn rules out a stored thing (太, 不, 没, 嫌 ...)."""
     clauses = [c for c in re.split(r"[，。！？；、,.!?;\s]+", text) if c]
     ruled = [c for c in clauses + [c for c in re.split(r"[，。！？；、,.!?;\s]+", earlier) if c] if _ZH_RULED_OUT.search(c)]
     if not ruled:
@@ -893,7 +895,7 @@ def _zh_chosen_alone(text: str, earlier: str, state: SessionState) -> tuple[str,
         body = body.rstrip("吧").removesuffix("的")
         if not (2 <= len(body) <= 8) or not (lead or clause.endswith("吧") or attribute):
             continue
-        words = [(w, f) for w, f in zh_words(body)]
+        words = zh_words(body)
         if not words or any(f.startswith(_ZH_NOT_THING_FLAGS) for _, f in words) or any(body in i.value or body in i.key for i in items):
             continue
         if attribute:
