@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NOTE, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME, Item
 from sotto.memory.state import SessionState
 from sotto.memory.statements import asked_kinds, content_stems, is_role_word
-from sotto.memory.text import stem
+from sotto.memory.text import MONEY_VALUE, stem
 
 _QUESTION_WORDS = frozenset(
     "what when where who whom whose which why how many much time day date again remind tell say said ask asked did do does "
@@ -56,7 +56,6 @@ _EN_LABEL = re.compile(r"\b(?:which|what)\s+(?P<label>[a-z]{3,})\b|\b(?P<label2>
 _ZH_COUNT_ASK = re.compile(r"几|多少")
 _ASKS_MONEY = re.compile(r"多少钱|价钱|价格|\bhow much (?:is|was|does|did|will|do|are)\b|\b(?:cost|price|fee|charge)s?\b", re.I)
 _ASKS_COUNT = re.compile(r"\bhow many\b|几[个位张只件台辆瓶杯份本盒包袋箱条把双套人副]", re.I)
-_MONEY_VALUE = re.compile(r"[£$€¥]|\d\s*p\b|块|元|钱|\b(?:pounds?|quid|dollars?|euros?|pence)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -274,7 +273,7 @@ def _label_bonus(ask: Ask, item: Item) -> float:
     bonus = _dimension_fit(ask.text, item)
     if item.kind in (KIND_QUANTITY, KIND_NUMBER):
         # A price answers "how much is it", and only that: "how many cupcakes" is not 75p.
-        money = _MONEY_VALUE.search(item.value) is not None
+        money = MONEY_VALUE.search(item.value) is not None
         if _ASKS_MONEY.search(ask.text):
             bonus += 2.0 if money else -1.0
         elif money and _ASKS_COUNT.search(ask.text):

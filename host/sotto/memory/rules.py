@@ -768,7 +768,10 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int, *, 
     alone = _bare_choice(text, earlier) if m is None and bare else None
     if m is None and alone is None:
         return None
-    new = alone if alone is not None else next(g for g in m.groups() if g).strip() if m is not None else ""
+    if m is None:
+        new = alone or ""
+    else:
+        new = next(g for g in m.groups() if g).strip()
     if _NOT_A_CHOICE.match(new) or re.search(r"\d", new) or len(new) < 3:
         return None
     if m is not None and re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 12): m.start() + 12], re.I):

@@ -201,3 +201,7 @@ def _replacer(repl: str) -> "Callable[[re.Match[str]], str]":
         return repl[0].upper() + repl[1:] if at_start and original[:1].isupper() else repl
 
     return replace
+
+
+# An amount of money as said: its currency sign or word (£5, 5p, 三百块, 60 quid, twenty dollars).
+MONEY_VALUE = re.compile(r"[£$€¥]|\d\s*p\b|块|元|钱|\b(?:pounds?|quid|dollars?|euros?|pence|bucks?)\b", re.I)

@@ -43,7 +43,7 @@ from sotto.memory.items import (
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_additive, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at
-from sotto.memory.text import EN_COUNT_ORDINALS, EN_NUMBER_WORDS, stem
+from sotto.memory.text import EN_COUNT_ORDINALS, EN_NUMBER_WORDS, MONEY_VALUE, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -551,33 +551,32 @@ _NOW = re.compile(r"\bnow\b|现在|这回|这次", re.I)
 _MODEL_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM)
 
 
-_MONEY_UNITS = {"pound", "pounds", "quid", "dollar", "dollars", "euro", "euros", "buck", "bucks", "块", "元", "块钱", "块钱", "毛"}
-
-
 def _changed_amount(v: Value, stored: list[Item], statement: Statement, lang: str) -> tuple[Item, Item] | None:
     """"they've put it up by £5", 每晚多收一百二: the stored amount of money the sentence's words are
     about (else the latest) and that amount changed by `v`, written as it was (its currency, its unit)."""
     amounts = [
         s for s in stored
         if (s.kind == KIND_NUMBER and _is_bare_number(s.value) and not re.search(r"\d\s\d", s.value))
-        or (s.kind == KIND_QUANTITY and item_unit_words(s).strip().lower() in _MONEY_UNITS)
+        or (s.kind == KIND_QUANTITY and item_unit_words(s) and not MONEY_VALUE.sub("", item_unit_words(s)).strip())  # 块钱, not 一块儿
     ]
-    by = number_of(re.sub(r"\s*(?:pounds|quid|dollars|euros|bucks)$", "", v.text, flags=re.I))
+    by = number_of(v.text)
     if not amounts or by is None:
         return None
     own = content_stems(v.context)
     target = max(amounts, key=lambda s: (len(_key_stems(s) & own), len(_key_stems(s) & statement.frame_keys), s.turn, stored.index(s)))
-    old = number_of(re.sub(r"\s*(?:pounds|quid|dollars|euros|bucks|块钱|块|元)$", "", target.value, flags=re.I))
-    if old is None:
+    old = number_of(target.value)
+    if old is None or old + v.delta_sign * by < 0:
         return None
-    total = old + v.delta_sign * by
-    if total < 0:
-        return None
-    amount = f"{total:.2f}" if total != int(total) else str(int(total))
+    return target, _with_amount(target, old + v.delta_sign * by, lang)
+
+
+def _with_amount(target: Item, total: float, lang: str) -> Item:
+    """`target` holding another amount, written as it was: its currency sign and its unit kept."""
     currency = re.match(r"[£$€¥]\s?", target.value)
+    amount = str(int(total)) if total == int(total) else f"{total:.2f}" if currency else f"{total:g}"  # £8.50, 2.5 kg
     unit = item_unit_words(target) if target.kind == KIND_QUANTITY else ""
     written = (currency.group(0) if currency else "") + amount + ((" " if lang != "zh" else "") + unit if unit else "")
-    return target, Item(key=target.key, value=written, kind=target.kind)
+    return Item(key=target.key, value=written, kind=target.kind)
 
 
 def _multiplied(v: Value, stored: list[Item], statement: Statement, lang: str) -> tuple[Item, Item] | None:
@@ -600,14 +599,7 @@ def _multiplied(v: Value, stored: list[Item], statement: Statement, lang: str) -
         return None
     target = max(amounts, key=lambda s: (named(s), s.turn, stored.index(s)))
     old = number_of(target.value)
-    if old is None:
-        return None
-    total = old * v.factor
-    amount = f"{total:g}"
-    currency = re.match(r"[£$€¥]\s?", target.value)
-    unit = item_unit_words(target)
-    written = (currency.group(0) if currency else "") + amount + ((" " if lang != "zh" and unit else "") + unit)
-    return target, Item(key=target.key, value=written, kind=target.kind)
+    return None if old is None else (target, _with_amount(target, old * v.factor, lang))
 
 
 def _said_before_shift(s: Item, shift: Value, statement: Statement, olds: list[Value]) -> bool:
@@ -959,7 +951,7 @@ def _by_key(
             # "17:24" after "17:42": the same time, its digits read in another order (unless the
             # value's own words name another time: "Pip's slot is 12:10" after "Ada's 12:01").
             overlap += 4
-        if v.kind in (KIND_NUMBER, KIND_QUANTITY) and s.kind in (KIND_NUMBER, KIND_QUANTITY) and _digits_swapped(s.value, v.text, shortest=2):
+        if v.kind in (KIND_NUMBER, KIND_QUANTITY) and s.kind in (KIND_NUMBER, KIND_QUANTITY) and not re.search(r"\d\.\d|点", s.value + v.text) and _digits_swapped(s.value, v.text, shortest=2):
             overlap += 4  # "I'm on twenty-four" after "table forty-two": the same number, its digits read in another order
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
@@ -977,7 +969,9 @@ def _by_key(
     # 水还剩不少，七箱就够了 after 矿泉水十箱，方便面六箱: a Chinese noun is shortened to its last
     # character, so between equals the count whose thing ends in a character the sentence says.
     best = max(scored, key=lambda x: (x[0], lang == "zh" and _zh_head_said(x[2], statement.frame), x[1]))
-    tied = [x for x in scored if x[0] == best[0] and (lang == "zh" and _zh_head_said(x[2], statement.frame)) == (lang == "zh" and _zh_head_said(best[2], statement.frame))]
+    tied = [x for x in scored if x[0] == best[0]]
+    if lang == "zh":
+        tied = [x for x in tied if _zh_head_said(x[2], statement.frame) == _zh_head_said(best[2], statement.frame)]
     if best[0] > 0 and len(tied) > 1 and likelihood is not None:
         # As many shared words each: which one the fitted model finds likeliest, not merely the latest.
         chosen = _likeliest([x[2] for x in tied], likelihood)
@@ -1264,8 +1258,6 @@ def _digits_swapped(a: str, b: str, shortest: int = 3) -> bool:
 
 def _digits(text: str) -> str:
     """The digits of a value, of its number words too ("forty-two" -> "42")."""
-    if re.search(r"\d\.\d|点", text):
-        return ""  # "0.2" is no "20" read backwards
     said = re.sub(r"\D", "", _norm(text))
     if said:
         return said
