@@ -114,13 +114,16 @@ def number_of(text: str) -> float | None:
     words = re.match(rf"(?:(?:{EN_NUMBER_WORDS}|thousand|million)\b(?:\s+and\s+|[- ])?)+", t, re.I)
     if words:
         value = number_value(words.group(0).strip(" -").removesuffix(" and"), "en")
-        return float(value) if value is not None else None
+        half = re.match(r"(?:and )?a half\b", t[words.end():].strip(), re.I) is not None  # "two and a half"
+        return float(value) + (0.5 if half else 0.0) if value is not None else None
     return None
 
 
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if stored.kind == value.kind == KIND_TIME and _by_meal(stored.value) != _by_meal(value.text):
         return False  # "after breakfast" is another sort of time than "8 am": neither replaces the other
+    if stored.kind == value.kind == KIND_NUMBER and _misread_code(stored.value, value.text) is not None:
+        return True  # "7H239" after 苏A7K239: the same plate read again, one character otherwise
     if stored.kind == value.kind == KIND_NUMBER:
         a, b = _label(stored.value), _label(value.text)
         structural = {"by", "over", "x", "×", "*", "/", "-", "乘"}
@@ -387,7 +390,7 @@ def decide_values(
                 out.consumed.add(id(o))
                 break
             hit = [
-                s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and (same_value(s, o.text) or _contains_value(s, o.text) or _same_amount(s, o.text))
+                s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and (same_value(s, o.text) or _contains_value(s, o.text) or _same_amount(s, o.text, least=0 if _is_bare_number(o.text) else 10))
                 and (o.kind == v.kind or _kind_compatible(s, v, lang) or same_sort(s, v.kind, v.text)  # "Half eight is too early. Let's say nine."
                      or ({s.kind, v.kind} == {KIND_NAME, KIND_PLACE} and _proper_noun(v.text)))  # "Hazel was last year. Noor's in Rowan now.": a proper noun's kind is only guessed from its preposition
             ]
@@ -511,8 +514,11 @@ def decide_values(
                 new_item.value = " ".join(v.text if _spelled_again(v.text, p) else p for p in parts)
             old_digits, new_digits = re.sub(r"\D", "", decision.target.value), re.sub(r"\D", "", v.text)
             fixed = _fixed_group(decision.target.value, v.text) if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER else None
+            misread = _misread_code(decision.target.value, v.text) if v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER else None
             if fixed is not None:
                 new_item.value = fixed  # "the middle bit is 4477": the rest of the code stays
+            elif misread is not None:
+                new_item.value = misread  # "7H239" after 苏A7K239: 苏A7H239
             elif v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
                 # "the last four digits are 8837": the rest of the number stays.
                 new_item.value = _replace_tail_digits(decision.target.value, new_digits)
@@ -941,6 +947,8 @@ def _by_key(
             overlap += 2  # "WM-7240" after "WM-7420", 二五零八 after 2580: the same code read again
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _code_family(s.value, v.text):
             overlap += 2  # "COM12" after "COM7", "E-41" after "E-36": a code of the same family
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _misread_code(s.value, v.text) is not None:
+            overlap += 4  # the code read again with one character otherwise
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text).strip("- ") and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
@@ -963,7 +971,7 @@ def _by_key(
             overlap += 2  # the same key restated ("the ID is ...")
         if v.kind == KIND_QUANTITY and s.kind == KIND_NUMBER and v.unit:
             overlap += 2 * len(keys & content_stems(v.unit))  # "ten thousand words is the cap" after "the word limit is 12,000"
-        if lang == "zh" and not (statement.change_cue or v.cue) and _zh_sibling_text(statement.text, s.key):
+        if lang == "zh" and not (statement.change_cue or v.cue) and _zh_sibling_text(statement.text, s.key) and _misread_code(s.value, v.text) is None:
             overlap = 0  # "无铅的用三百六十度" after "有铅焊锡用三百二十度": another thing of the same sort
         scored.append((overlap, order, s))
     # 水还剩不少，七箱就够了 after 矿泉水十箱，方便面六箱: a Chinese noun is shortened to its last
@@ -1155,7 +1163,7 @@ def _amount_without_unit(item: Item, v: Value) -> bool:
 
 def keep_unit(new_item: Item, target: Item, lang: str) -> None:
     """A bare number replacing a count keeps the count's unit ("the guest count is thirty now")."""
-    if new_item.kind == KIND_NUMBER and target.kind == KIND_QUANTITY and _is_bare_number(new_item.value):
+    if new_item.kind == KIND_NUMBER and target.kind == KIND_QUANTITY and _is_bare_number(re.sub(r"\s+and a half$", "", new_item.value)):  # "two and a half"
         unit = item_unit_words(target)
         if unit:
             new_item.value = f"{new_item.value}{unit}" if lang == "zh" else f"{new_item.value} {unit}"
@@ -1167,12 +1175,13 @@ def names_value(item: Item, text: str) -> bool:
     return same_value(item, text) or _contains_value(item, text) or _same_amount(item, text)
 
 
-def _same_amount(item: Item, text: str) -> bool:
-    """"五十八一个月有点贵" names the stored "五十八块": the same amount, said with other words."""
+def _same_amount(item: Item, text: str, least: float = 10) -> bool:
+    """"五十八一个月有点贵" names the stored "五十八块": the same amount, said with other words.
+    Small counts recur too often to name one, unless the sentence rules it out ("not three")."""
     if item.kind not in (KIND_NUMBER, KIND_QUANTITY):
         return False
     a, b = number_of(item.value), number_of(text)
-    return a is not None and a == b and a >= 10  # small counts recur too often to name one
+    return a is not None and a == b and a >= least
 
 
 def _shape(text: str) -> str:
@@ -1335,6 +1344,26 @@ def _far_apart(item: Item, v: Value) -> bool:
         return False
     a, b = number_of(item.value), number_of(v.text)
     return a is not None and b is not None and min(a, b) > 0 and max(a, b) / min(a, b) >= 20
+
+
+def _misread_code(old: str, new: str) -> str | None:
+    """`old` with its end read again as `new`, when `new` is a code of letters and digits (four
+    or more) that differs from that end in one character: "7H239" for 苏A7K239 -> 苏A7H239.
+    None when they do not match so (or are the same)."""
+    said = re.sub(r"[\s-]", "", new).upper()
+    if len(said) < 4 or not re.fullmatch(r"[A-Z0-9]+", said) or not re.search(r"\d", said) or not re.search(r"[A-Z]", said + re.sub(r"[\s-]", "", old).upper()):
+        return None  # plain numbers are read by the digit rules; a code has letters
+    if re.fullmatch(r"\d+[A-Z]{1,3}", said) or re.search(r"\d\s*[a-z]{1,3}$", old.strip()):
+        return None  # "20 mg", "500 mg": an amount and its unit, not a code
+    chars = [(i, c) for i, c in enumerate(old) if c.isalnum() and c.isascii()]
+    if len(chars) < len(said):
+        return None
+    tail = chars[len(chars) - len(said):]
+    differ = [i for (i, c), d in zip(tail, said) if c.upper() != d]
+    if len(differ) != 1 or (len(chars) == len(said) and len(said) < 5):
+        return None
+    at = differ[0]
+    return old[:at] + said[tail.index(next(t for t in tail if t[0] == at))] + old[at + 1:]
 
 
 def _code_family(a: str, b: str) -> bool:
