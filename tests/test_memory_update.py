@@ -749,3 +749,43 @@ def test_a_person_taking_anothers_place_replaces_them(before: str, words: str, o
 def test_someones_place_is_still_a_place_when_nobody_takes_it() -> None:
     state = say("We're meeting at Freddie's place at six.", "Bring the cards.")
     assert any(i.kind == "place" and "Freddie's place" in i.value for i in state.all_items()), state.memory_text()
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "words", "old", "new", "kept"),
+    [
+        # a count changed by a sum: the count, never the money beside it
+        ("en", "Print 2,000 leaflets, and the quote is £140.", "Take three hundred off the leaflets, we've got some left.", "2,000 leaflets", "1700 leaflets", "£140"),
+        # said as a multiple of itself
+        ("en", "We need eight folding chairs and two tables.", "Actually, half that many chairs is plenty.", "eight folding chairs", "4 folding chairs", "two tables"),
+        ("en", "The deposit is 40 pounds.", "They want half as much again for the deposit at weekends.", "40 pounds", "60 pounds", ""),
+        ("en", "Two kilos of rice and a bag of onions.", "With the cousins coming we'd better double the rice.", "Two kilos", "4 kilos", "onions"),
+        ("zh", "订六十份盒饭，二十箱水。", "来的人少，盒饭砍掉一半。", "六十份", "30份", "二十箱"),
+        # one more of a count written in the number it now has
+        ("en", "Three adult tickets and one child ticket for the zoo.", "My niece is coming too, so add another child.", "one child", "2 children", "Three adult"),
+    ],
+)
+def test_eleventh_round_relative_changes(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
+    text = say(before, words, lang=lang).memory_text()
+    assert new in text and old not in text and kept in text, text
+
+
+def test_a_code_read_again_with_one_character_otherwise_replaces_the_stored_codes_end() -> None:
+    text = say("对方车牌浙B5M817，修车大概六百。", "我又看了看照片，车牌是5N817，刚才把N看成M了。", lang="zh").memory_text()
+    assert "浙B5N817" in text and "5M817" not in text and "六百" in text, text
+    from sotto.memory.update import _misread_code
+
+    assert _misread_code("500 mg", "20 mg") is None  # an amount with its unit is no code read again
+    assert _misread_code("BX-4471", "BX-4471") is None  # the same code said again
+    assert _misread_code("AB-1234", "AB-1284") == "AB-1284"
+
+
+def test_a_small_number_ruled_out_names_the_stored_amount() -> None:
+    text = say("Set the pump to 4 millilitres an hour.", "I misread the chart, it's three and a half, not four.").memory_text()
+    assert "three and a half millilitres" in text and "4 millilitres" not in text, text
+
+
+def test_a_unit_agrees_with_its_count() -> None:
+    from sotto.memory.update import agree
+
+    assert [agree("child", 2), agree("boxes", 1), agree("kg", 3), agree("quid", 5), agree("adult tickets", 1)] == ["children", "box", "kg", "quid", "adult ticket"]

@@ -54,7 +54,7 @@ ZH_DISCOURSE_ANYWHERE = re.compile(r"嗯+|呃+|不好意思|抱歉|对不起|哦
 # even when the sentence names no key ("make it 7", "Friday works better").
 EN_CHANGE_CUES = re.compile(
     r"\b(?:not|n't|instead|rather|than|better|prefer|preferably|change|changed|changing|switch|switched|move|moved|"
-    r"push|pushed|reschedule|rescheduled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|(?:make|call) (?:it|that|this|them|those|the \w+)|"
+    r"push|pushed|reschedule|rescheduled|cancel|cancels|cancelled|canceled|bump|bumped|shift|shifted|update|updated|replace|swap|swapped|(?:make|call) (?:it|that|this|them|those|the \w+)|"
     r"turn (?:it|that) into|more like|closer to|thinking about it|(?:will|'ll) have to be|has to be|have to do|come to think of it|on reflection|having thought about it|no longer|anymore|any more|after all|correct(?:ed|ion)?|wrong|mistake|actually|now|new|different|"
     r"go with|goes? better|raise|raised|lower|lowered|drop (?:it|that|them|this) to|increase|increased|reduce|reduced|put (?:me|him|her|us|them) (?:in|on|down) for|put (?:me|him|her|us|them) (?:in|on)|i meant|meant to say|works? better|suits? (?:\w+ )?better|(?:up|down) to|so (?=(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen)\b)|earlier|later|earliest|latest|soonest|in fact|in total|altogether|all told|in all|total of|again|let's|let us|covers?|covering|cover for|fill(?:s|ing)? in|stand(?:s|ing)? in|step(?:s|ping|ped)? (?:in|up)|sub(?:s|bing|bed)? (?:in|for)|in (?:his|her|their) place|tak(?:es|ing) over|take over|substitut\w*|changed hands|would (?:be|suit|work|rather)|'d (?:be|suit|work|rather)|(?:suit|suits|work|works) (?:me|us|them|him|her) (?:better|best|more)|then)\b",
     re.I,

@@ -44,18 +44,22 @@ _EN_QUANTITY = re.compile(
 # A relative change of a stored amount of money: "it's gone up by £5", "ten quid cheaper", "knock £20 off".
 _EN_MONEY = rf"(?:[£$€]\s?\d+(?:\.\d\d)?|(?:{_NUM}) (?:pounds|quid|dollars|euros|bucks))"
 _EN_AMOUNT_CHANGE = re.compile(
-    rf"\b(?:(?P<dir1>up|down) by (?P<a1>{_EN_MONEY})|(?P<a2>{_EN_MONEY}) (?P<dir2>more|extra|dearer|cheaper|less|off)\b|(?P<dir3>knock|knocks|knocked|take|takes|took) (?P<a3>{_EN_MONEY}) off)",
+    rf"\b(?:(?P<dir1>up|down) by (?P<a1>{_EN_MONEY})|(?P<a2>{_EN_MONEY}) (?P<dir2>more|extra|dearer|cheaper|less|off)\b|(?P<dir3>knock|knocks|knocked|take|takes|took) (?P<a3>{_EN_MONEY}|{_NUM}) off)",  # "knock five off the order": a count
     re.I,
 )
 _EN_AMOUNT_LESS = {"down", "cheaper", "less", "off", "knock", "knocks", "knocked", "take", "takes", "took"}
 # A stored amount multiplied, said as an instruction about it: "Double the chilli", "so halve
 # the bitrate" (not "a double room", "double-check the times").
 _EN_FACTOR = re.compile(
-    r"(?:^|[,;:.!?]\s+|\b(?:so|just|please|then|and|let's|we'll|i'll|can you|could you|need to|want to)\s+)"
+    r"(?:^|[,;:.!?]\s+|\b(?:so|just|please|then|and|let's|we'll|i'll|can you|could you|need to|want to|better|should|must|might|to)\s+)"
     r"(?P<op>double|triple|treble|quadruple|halve)\s+(?:the|that|this|it|our|my|his|her|their)\b(?P<thing>(?:\s+(?!for\b|to\b|as\b|because\b|since\b|so\b)[a-z][\w-]*){0,3})",
     re.I,
 )
 EN_FACTORS = {"double": 2.0, "triple": 3.0, "treble": 3.0, "quadruple": 4.0, "halve": 0.5}
+# A stored amount said as a multiple of itself: "half that many will do", "twice as much",
+# "half as much again" (one and a half times).
+_EN_AS_MANY = re.compile(r"\b(?P<op>half|twice|double|three times|two times) (?:as|that) (?:many|much)(?P<again> again)?\b", re.I)
+EN_AS_MANY = {"half": 0.5, "twice": 2.0, "double": 2.0, "three times": 3.0, "two times": 2.0}
 # A relative change of a time: "ten minutes earlier", "push it back half an hour".
 _EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)(?:\s+and a half)?"
 _EN_DAY_SHIFT_BY = rf"(?:(?:\d+|{EN_NUMBER_WORDS}|an?)\s+(?:days?|weeks?)|a fortnight)"
@@ -414,7 +418,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
-    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?! (?:o'clock|am|pm|percent|per cent|hundred|thousand|million|billion)\b|%)(?! (?:(?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+ )?(?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
+    for m in re.finditer(r"(?:^|(?<=[,.;:]\s))(?!Half |Quarter )[A-Z][a-z]{2,} (?:one|two|three|four|five|six|seven|eight|nine|ten|[A-Z]|\d{1,2})\b(?![.,]\d)(?! (?:o'clock|am|pm|percent|per cent|hundred|thousand|million|billion)\b|%)(?! (?:(?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+ )?(?!has\b|is\b|was\b|needs\b|gets\b)[a-z]+s\b)", text):
         if m.group(0).split()[0].lower() not in EN_STOPWORDS and m.group(0).split()[0].lower() not in L.EN_EMPTY_WORDS and not _EN_DATE.match(m.group(0)) and m.group(0).split()[0].lower() not in _NOT_THINGS:
             add(m.start(), m.end(), KIND_NUMBER)  # "Hive two, five frames": a thing and its number, one value
     for m in _EN_CODE.finditer(text):
@@ -457,6 +461,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start("t"), m.end("t"), KIND_TIME)
     for m in _EN_FACTOR.finditer(text):
         add(m.start("op"), m.end(), KIND_QUANTITY, delta=True, factor=EN_FACTORS[m.group("op").lower()])
+    for m in _EN_AS_MANY.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, delta=True, factor=EN_AS_MANY[m.group("op").lower()] + (1.0 if m.group("again") else 0.0))
     for m in _EN_ONE_MORE.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit").lower(), delta=True, anchored=True)
     for m in _EN_BARE_DELTA.finditer(text):

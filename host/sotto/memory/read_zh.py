@@ -61,7 +61,7 @@ _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P
 _ZH_DURATION = re.compile(r"(?<![\d〇零一二两三四五六七八九十百])(?P<num>[一二两三四五六七八九十\d]{1,3}|半)(?:个)?(?:半)?(?P<unit>年|小时|钟头)半?(?![级底初代纪龄])")
 _ZH_PAIR = re.compile(r"(?:我们|咱们|他们|她们|你们|咱)(?P<n>俩|仨)|俩人|仨人")
 # A stored amount multiplied: 辣椒翻一倍, 码率减半, 电压加到原来的一倍半.
-_ZH_FACTOR = re.compile(r"翻一倍|翻倍|加倍|翻一番|减半|砍半|减一半|(?:加|提|调|降|减|改)到原来的(?P<times>一倍半|[两二三四]倍|一半)")
+_ZH_FACTOR = re.compile(r"翻一倍|翻倍|加倍|翻一番|减半|砍半|(?:减|砍|去|删|少|撤)掉?一半|(?:加|提|调|降|减|改)到原来的(?P<times>一倍半|[两二三四]倍|一半)")
 _ZH_TIMES = {"一倍半": 1.5, "两倍": 2.0, "二倍": 2.0, "三倍": 3.0, "四倍": 4.0, "一半": 0.5}
 # An amount said as a change of a stored one: 多收/贵/涨 more, 便宜/少收/降 less (涨到 says the new amount itself).
 _ZH_AMOUNT_CHANGE = re.compile(r"(?:(?P<more>多收|多付|多交|多花|贵|涨)|(?P<less>便宜|少收|少付|降|优惠|减))了?$")

@@ -338,7 +338,7 @@ def decide_values(
                 continue
             sign = v.delta_sign
             total = EN_COUNT_ORDINALS.index(ordinal.group(1).lower()) + 2 if ordinal else int(n_old + sign * (n_delta or 0))
-            unit = re.sub(r"^\$?\s*\S+\s*", "", target.value) if lang != "zh" else target.value.lstrip("零〇一二两三四五六七八九十百千万0123456789")
+            unit = agree(re.sub(r"^\$?\s*\S+\s*", "", target.value), total) if lang != "zh" else target.value.lstrip("零〇一二两三四五六七八九十百千万0123456789")
             new_item = Item(key=target.key, value=f"{total} {unit}".strip() if lang != "zh" else f"{total}{unit}", kind=KIND_QUANTITY, turn=turn)
             out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored quantity"))
             out.replaced.append((target.value, new_item.value))
@@ -560,10 +560,11 @@ _MODEL_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIN
 def _changed_amount(v: Value, stored: list[Item], statement: Statement, lang: str) -> tuple[Item, Item] | None:
     """"they've put it up by £5", 每晚多收一百二: the stored amount of money the sentence's words are
     about (else the latest) and that amount changed by `v`, written as it was (its currency, its unit)."""
+    money = MONEY_VALUE.search(v.text) is not None or lang == "zh"  # "knock five off the order" changes a count
     amounts = [
         s for s in stored
-        if (s.kind == KIND_NUMBER and _is_bare_number(s.value) and not re.search(r"\d\s\d", s.value))
-        or (s.kind == KIND_QUANTITY and item_unit_words(s) and not MONEY_VALUE.sub("", item_unit_words(s)).strip())  # 块钱, not 一块儿
+        if (s.kind == KIND_NUMBER and _is_bare_number(s.value) and not re.search(r"\d\s\d", s.value) and (money or not MONEY_VALUE.search(s.value)))
+        or (s.kind == KIND_QUANTITY and item_unit_words(s) and money != bool(MONEY_VALUE.sub("", item_unit_words(s)).strip()))  # 块钱, not 一块儿
     ]
     by = number_of(v.text)
     if not amounts or by is None:
@@ -576,11 +577,49 @@ def _changed_amount(v: Value, stored: list[Item], statement: Statement, lang: st
     return target, _with_amount(target, old + v.delta_sign * by, lang)
 
 
+_IRREGULAR_PLURALS = {"child": "children", "person": "people", "man": "men", "woman": "women", "foot": "feet", "tooth": "teeth", "mouse": "mice", "grown-up": "grown-ups"}
+
+
+def agree(unit: str, total: float) -> str:
+    """An English unit's last word in the number of `total`: "child" for 2 is "children", "boxes" for 1 is "box"."""
+    words = unit.split(" ")
+    last = words[-1] if words else ""
+    if not last.isalpha() or len(words) > 3 or last.lower() in ("each", "off", "more", "extra") or MONEY_VALUE.fullmatch(last) or not re.search(r"[aeiouy]", last.lower()):
+        return unit
+    low = last.lower()
+    singular = {v: k for k, v in _IRREGULAR_PLURALS.items()}
+    if total == 1:
+        if low in singular:
+            one = singular[low]
+        elif re.search(r"[^aeiou]ies$", low):
+            one = low[:-3] + "y"
+        elif re.search(r"(?:ss|x|ch|sh)es$", low):
+            one = low[:-2]
+        elif low.endswith("s") and not low.endswith("ss"):
+            one = low[:-1]
+        else:
+            return unit
+    else:
+        if low in _IRREGULAR_PLURALS:
+            one = _IRREGULAR_PLURALS[low]
+        elif low in singular or low.endswith("s") or low in ("people", "staff", "sheep", "fish"):
+            return unit  # already many, or said the same for one and many
+        elif re.search(r"[^aeiou]y$", low):
+            one = low[:-1] + "ies"
+        elif re.search(r"(?:x|ch|sh)$", low):
+            one = low + "es"
+        else:
+            one = low + "s"
+    return " ".join(words[:-1] + [one])
+
+
 def _with_amount(target: Item, total: float, lang: str) -> Item:
     """`target` holding another amount, written as it was: its currency sign and its unit kept."""
     currency = re.match(r"[£$€¥]\s?", target.value)
     amount = str(int(total)) if total == int(total) else f"{total:.2f}" if currency else f"{total:g}"  # £8.50, 2.5 kg
     unit = item_unit_words(target) if target.kind == KIND_QUANTITY else ""
+    if lang != "zh":
+        unit = agree(unit, total)  # "one child" -> "2 children"
     written = (currency.group(0) if currency else "") + amount + ((" " if lang != "zh" else "") + unit if unit else "")
     return Item(key=target.key, value=written, kind=target.kind)
 
@@ -592,7 +631,11 @@ def _multiplied(v: Value, stored: list[Item], statement: Statement, lang: str) -
     if lang == "zh":
         said = content_stems(statement.text[: v.start])  # 辣椒翻一倍, 电压往上加，加到原来的一倍半: the thing is said before it
     else:
-        said = content_stems(v.text) - content_stems("double triple treble quadruple halve")
+        said = content_stems(v.text) - content_stems("double triple treble quadruple halve half twice three two times as that many much again")
+        if re.search(r"\b(?:as|that) (?:many|much)\b", v.text, re.I):
+            said = set(statement.frame_keys)  # "half that many will do": the thing is said around it, not in it
+            if "many" in v.text.lower():
+                amounts = [s for s in amounts if not MONEY_VALUE.search(s.value)]  # "as many" counts things, not money
 
     def named(s: Item) -> int:
         if lang == "zh":
