@@ -789,3 +789,46 @@ def test_a_unit_agrees_with_its_count() -> None:
     from sotto.memory.update import agree
 
     assert [agree("child", 2), agree("boxes", 1), agree("kg", 3), agree("quid", 5), agree("adult tickets", 1)] == ["children", "box", "kg", "quid", "adult ticket"]
+
+
+def test_amounts_for_two_parts_of_the_day_both_stay() -> None:
+    text = say("The morning dose is 400 mg.", "The evening dose is 30 mg.").memory_text()
+    assert "400 mg" in text and "30 mg" in text, text
+    # a change said for one part of the day moves only that one's amount, even with a cue
+    text = say("Run the heater at 18 degrees in the daytime.", "Turn it down to 15 degrees at night.", "Actually the night one should be 16 degrees.").memory_text()
+    assert "18 degrees" in text and "16 degrees" in text and "15 degrees" not in text, text
+
+
+def test_a_proper_noun_after_the_is_a_place_not_a_person() -> None:
+    text = say("Book the Roundhouse for Sunday with my sister Nell.", "The Roundhouse is sold out on Sunday, so put us down for the Barbican.").memory_text()
+    assert "Barbican" in text and "Roundhouse" not in text and "Nell" in text, text
+
+
+def test_a_function_word_opening_a_sentence_is_no_name() -> None:
+    text = say("Pack lunches: Noor wants hummus wraps and Elliot wants pasta.", "For pudding, Noor gets a pear and Elliot a flapjack.").memory_text()
+    assert "Noor" in text and "Elliot" in text and '"For"' not in text, text
+
+
+def test_a_capital_that_only_opens_the_sentence_makes_no_person() -> None:
+    text = say("Pack lunches: Noor wants hummus wraps and Elliot wants pasta.", "Elliot's gone right off pasta. Rice it is.").memory_text()
+    assert "Elliot" in text and "Rice" in text and "pasta" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "words", "old", "new", "kept"),
+    [
+        # a full name with one character otherwise, the slip owned up to
+        ("zh", "新同事叫王雨桐，下周一报到。", "不好意思名字记岔了，是王雨晴。", "王雨桐", "王雨晴", "下周一"),
+        # a day named in part ("周五" of 下周五) is the one a shift moves
+        ("zh", "窗帘下周五来装，师傅姓孙。", "周五那天孙师傅排满了，往后推一天。", "下周五", "下周六", "孙"),
+        # a count keyed by the thing a numeral-tagged word names (大碗), moved by a sum
+        ("zh", "大碗要两百个，小碟子一百五十个。", "大碗还是不够，再加五十个。", "两百个", "250个", "一百五十个"),
+        # a bare number replacing money keeps the currency
+        ("en", "The entry fee is £12 and the raffle starts at three.", "That's steep for families, so we've dropped it to eight.", "£12", "£8", "three"),
+        # 第N页: a numbered page is one value
+        ("zh", "明天讲课本第三十页。", "我记错了，是第三十六页。", "第三十页", "第三十六页", ""),
+    ],
+)
+def test_eleventh_round_more_corrections(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
+    text = say(before, words, lang=lang).memory_text()
+    assert new in text and old not in text and kept in text, text

@@ -505,6 +505,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             following = "'s" + following
         at_start = text[:start].strip(" ,;:-\"'") == "" or text[:start].rstrip()[-1:] in ".!?:"
         verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I|[a-z]{2,}s)\b", following) is not None  # "Ana wants" 
+        if at_start and span.lower() in EN_STOPWORDS and span.lower() not in ("will", "may", "can"):
+            continue  # "For snacks, Isla gets ...": a function word is never a name
         if at_start and not re.match(_TITLE + r"(?![a-z])", span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not any(spelled_again(span, k) for k in known if k[:1].isupper()) and not (
             verb_next and span in _english_words()  # "Tom will come": listed as a name too
         ):

@@ -82,7 +82,7 @@ _ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外
 _ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)")
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
-_ZH_ORDINAL_LABEL = re.compile(r"第[一二两三四五六七八九十百\d]+(?:排|层|楼|号|节|站|座|桌|车厢|车|道|组|列|行|间|路|期|批|轮)")
+_ZH_ORDINAL_LABEL = re.compile(r"第[一二两三四五六七八九十百\d]+(?:排|层|楼|号|节|站|座|桌|车厢|车|道|组|列|行|间|路|期|批|轮|页|课|章|集|题|场|届|名|单元)")
 _ZH_UNIT_CODE = re.compile(r"[A-Za-z\d零〇幺一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
 _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
@@ -106,8 +106,8 @@ def _zh_content_words(run: str) -> frozenset[str]:
             continue
         if len(word) < 2 and flag[:1] != "n":
             continue  # a single character carries a key only as a noun (弟); 吃, 寄 are said of everything
-        if flag[:1] in ("u", "p", "c", "d", "r", "y", "e", "m", "x", "q"):
-            continue  # particles, prepositions, adverbs, pronouns, numerals: no key
+        if flag[:1] in ("u", "p", "c", "d", "r", "y", "e", "x", "q") or (flag[:1] == "m" and re.search(r"[零〇一二两三四五六七八九十百千万\d几半]", word)):
+            continue  # particles, prepositions, adverbs, pronouns, numerals: no key (大碗, tagged a numeral, is a thing)
         out.add(word)
     return frozenset(out)
 

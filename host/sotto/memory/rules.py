@@ -21,7 +21,7 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
-from sotto.memory.read_en import _EN_NEGATED_AFTER, is_colour_word
+from sotto.memory.read_en import _EN_NEGATED_AFTER, _is_name_word, is_colour_word
 from sotto.memory.read_zh import _ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
@@ -781,8 +781,10 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int, *, 
     items = _typed(state.all_items())
     if any(new.lower() in i.value.lower() for i in state.all_items()):
         return None  # said before: not a new choice
+    # "Ham it is.": a capital that only opens the sentence makes no proper name.
+    proper = new[:1].isupper() and (not text.lstrip(" ,.!?'\"").startswith(new) or len(new.split()) > 1 or _is_name_word(new))
     for item in items:
-        if item.kind != "item" and not (item.kind in ("name", "place") and new[:1].isupper()):
+        if item.kind != "item" and not (item.kind in ("name", "place") and proper):
             continue  # a person or a place is replaced by a proper name, never by a dish ("I'll have the risotto")
         words = [w for w in re.findall(r"[a-z]{3,}", item.value.lower()) if w not in EN_STOPWORDS and w not in new_words]
         if words and any(re.search(rf"\b{re.escape(w[:-1] if len(w) > 4 else w)}", said) for w in words):
@@ -790,7 +792,8 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int, *, 
     # A thing kept only in a note ("the long route round the reservoir"), for an explicit choice
     # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
     # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
-    if m is not None and not (m.group("c") or m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i") or m.group("j")):
+    if m is not None and not (m.group("c") or m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i") or m.group("j")
+                              or (m.group("a") and _EN_RULED_OUT.search(said))):  # "He's gone off tuna. Ham it is."
         return None
     notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
     people = {w.lower() for i in state.all_items() if i.kind == "name" for w in i.value.split()}  # "Leo can't do the cat": a person is not the thing

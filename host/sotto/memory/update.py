@@ -42,7 +42,7 @@ from sotto.memory.items import (
 )
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_additive, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
-from sotto.memory.values import _VAGUE_PERIOD, clause_at
+from sotto.memory.values import _VAGUE_PERIOD, clause_at, part_of_day
 from sotto.memory.text import EN_COUNT_ORDINALS, EN_NUMBER_WORDS, MONEY_VALUE, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
@@ -275,7 +275,7 @@ def decide_values(
             # a value new in this sentence is another moment, not a move ("collecting on the sixth and
             # bringing them back three weeks later", 九点半…提前二十分钟到).
             out.consumed.add(id(v))
-            if any(o.kind == v.kind and not o.delta and o.start < v.start and not any(same_value(s, o.text) for s in stored) for o in statement.values):
+            if any(o.kind == v.kind and not o.delta and o.start < v.start and not any(same_value(s, o.text) or _contains_value(s, o.text) for s in stored) for o in statement.values):
                 continue
             timed = v.kind == KIND_TIME
             by = shift_minutes(v.text, lang) if timed else shift_days(v.text, lang)
@@ -331,7 +331,9 @@ def decide_values(
             base = []  # "再来一袋豆腐猫砂" after 三袋猫粮: one bag of something not counted before, a new item
         if v.kind == KIND_QUANTITY and v.delta and base:
             # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
-            target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & statement.frame_keys), base.index(s)))
+            # The things the sentence names count too ("大碗还是不够…再加一百个": the bowls' count).
+            said_of = statement.frame_keys | content_stems(" ".join(o.text for o in statement.values if o is not v and o.kind in (KIND_ITEM, KIND_NAME, KIND_PLACE)))
+            target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & said_of), base.index(s)))
             n_old, n_delta = number_of(target.value), number_of(v.text)
             ordinal = _ORDINAL_TOTAL.match(v.text)  # "a third place": three in all
             if n_old is None or (n_delta is None and ordinal is None):
@@ -352,6 +354,9 @@ def decide_values(
         new_item = Item(key=key, value=v.text if not (v.kind == KIND_PLACE and v.prep and lang == "en") else f"{v.prep} {v.text}", kind=v.kind, turn=turn)
         # Values said together in one sentence never replace each other ("Tuesdays and Thursdays").
         candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang) and s not in steady]
+        if v.kind in (KIND_NUMBER, KIND_QUANTITY) and v.qualifiers:
+            # "3 litres at night" beside "2 litres in the daytime": another part of the day, another amount.
+            candidates = [s for s in candidates if not part_of_day(s.key, lang) or v.qualifiers[0] in (s.key.lower() if lang == "zh" else s.key.lower().split())]
         if v.kind == KIND_DATE and _PRESENT_PERIOD.fullmatch(v.text.strip()):
             # "Moss has gone lame this week": the period the sentence is said in, not a new day for anything.
             candidates = [s for s in candidates if s.kind != KIND_DATE or _PRESENT_PERIOD.fullmatch(s.value.strip())]
@@ -400,7 +405,8 @@ def decide_values(
                 break
         # 1b. "her mobile ends eight eight five", 护照号最后两位是七六: the end of a stored longer number
         if decision is None and v.kind == KIND_NUMBER and (_TAIL_CUE.search(statement.text[max(0, v.start - 40): v.start]) or _TAIL_SAID.search(statement.text[: v.start])):
-            tail = re.sub(r"\D", "", _norm(v.text))
+            # Digits only: "reg ends 7KD" is the end of a registration, not digits of "A38".
+            tail = re.sub(r"\D", "", _norm(v.text)) if not re.search(r"[A-Za-z]", _norm(v.text)) else ""
             longer = [
                 s for s in current
                 if id(s) in stored_ids and s.kind == KIND_NUMBER and len(re.sub(r"\D", "", _norm(s.value))) > len(tail) > 0 and not s.value.endswith(v.text)
@@ -654,7 +660,8 @@ def _multiplied(v: Value, stored: list[Item], statement: Statement, lang: str) -
 def _said_before_shift(s: Item, shift: Value, statement: Statement, olds: list[Value]) -> bool:
     """"The 3rd is no good, push it back two days": the stored value said before a shift (or
     rejected by an earlier sentence of the turn) is what it moves."""
-    return any(same_value(s, o.text) for o in olds) or any(o is not shift and o.start < shift.start and same_value(s, o.text) for o in statement.values)
+    # 周四那天车排满了，提前一天: "周四" names the stored 下周四.
+    return any(same_value(s, o.text) for o in olds) or any(o is not shift and o.start < shift.start and (same_value(s, o.text) or _contains_value(s, o.text)) for o in statement.values)
 
 
 def replace_features(
@@ -959,6 +966,11 @@ def _by_key(
         names = set()  # "push hers to 5:45" after naming Amara: now the person says whose value
     cued = v.cue or statement.admission or statement.anaphoric_cue or statement.strong_cue or statement.proposal
     named = [s for s in (mentioned or []) if s in candidates and s.kind == v.kind and (v.kind != KIND_NAME or _titled(s.value) == _titled(v.text))]
+    # "nothing left at Anne Frank House, so put us down for the Rijksmuseum": a proper noun's kind is
+    # only guessed from its preposition ("It wants to go to Daniel Oyelaran now"), so a named place
+    # and a new name (or a named person and a new place) are one sort.
+    named += [s for s in (mentioned or []) if {s.kind, v.kind} == {KIND_NAME, KIND_PLACE} and _proper_noun(v.text) and _proper_noun(s.value)
+              and not _titled(v.text) and not _titled(s.value) and not is_role_word(s.value) and s.turn != new_item.turn]
     if (cued or statement.change_cue) and named and not (statement.additive and not statement.change_cue):
         # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
@@ -1004,7 +1016,7 @@ def _by_key(
             overlap += 4
         if v.kind in (KIND_NUMBER, KIND_QUANTITY) and s.kind in (KIND_NUMBER, KIND_QUANTITY) and not re.search(r"\d\.\d|点", s.value + v.text) and _digits_swapped(s.value, v.text, shortest=2):
             overlap += 4  # "I'm on twenty-four" after "table forty-two": the same number, its digits read in another order
-        if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang):
+        if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang, statement.admission):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
         if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == ""):
             # A count of the same thing is one slot ("so eight people now"); a measure in the same unit
@@ -1205,7 +1217,14 @@ def _amount_without_unit(item: Item, v: Value) -> bool:
 
 
 def keep_unit(new_item: Item, target: Item, lang: str) -> None:
-    """A bare number replacing a count keeps the count's unit ("the guest count is thirty now")."""
+    """A bare number replacing a count keeps the count's unit ("the guest count is thirty now");
+    one replacing an amount of money keeps its currency ("gone to twenty" after £15: £20)."""
+    currency = re.match(r"[£$€¥]", target.value.strip())
+    if currency and new_item.kind == KIND_NUMBER and target.kind == KIND_NUMBER and _is_bare_number(new_item.value) and not MONEY_VALUE.search(new_item.value):
+        amount = number_of(new_item.value)
+        if amount is not None:
+            new_item.value = _with_amount(target, amount, lang).value
+        return
     if new_item.kind == KIND_NUMBER and target.kind == KIND_QUANTITY and _is_bare_number(re.sub(r"\s+and a half$", "", new_item.value)):  # "two and a half"
         unit = item_unit_words(target)
         if unit:
@@ -1317,12 +1336,15 @@ def _digits(text: str) -> str:
     return str(int(n)) if n is not None and n == int(n) else ""
 
 
-def _respelled(new: str, old: str, lang: str) -> bool:
+def _respelled(new: str, old: str, lang: str, admitted: bool = False) -> bool:
     """The same name spelled again: one or two letters apart (also one part of a full name), or
-    in Chinese the same sound written with another character (陈墨 for 陈默)."""
+    in Chinese the same sound written with another character (陈墨 for 陈默); with a slip owned
+    up to, a full name with one given-name character otherwise (名字弄岔了，叫林晓云 after 林晓雯)."""
     if lang == "zh" or re.search(r"[\u4e00-\u9fff]", new):
         if len(new) != len(old) or new == old or new[0] != old[0]:
             return False
+        if admitted and len(new) >= 3 and sum(a != b for a, b in zip(new, old)) == 1:
+            return True
         from pypinyin import lazy_pinyin  # type: ignore[import-not-found,import-untyped]
 
         return bool(lazy_pinyin(new) == lazy_pinyin(old))

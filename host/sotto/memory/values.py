@@ -232,6 +232,22 @@ def _anaphoric_cue(text: str, values: list[Value], lang: str) -> bool:
     return False
 
 
+_EN_DAYPART = re.compile(r"\b(?:morning|afternoon|evening|night|bedtime|lunchtime|daytime|weekday|weekend)s?\b|\b(?:during|in) the day\b", re.I)
+_ZH_DAYPART = re.compile(r"早上|早晨|上午|中午|下午|晚上|夜里|睡前|白天|平时|周末|工作日")
+
+
+def part_of_day(text: str, lang: str, near: tuple[int, int] | None = None) -> str:
+    """The part of the day (or week) the words name: "morning" of "the morning dose", 睡前 ("" if none).
+    The one nearest to the span `near` ("all night plus four hours during the day": the day's
+    four hours), else the last one (a key ends with what its value was said for)."""
+    found = list((_ZH_DAYPART if lang == "zh" else _EN_DAYPART).finditer(text))
+    if not found:
+        return ""
+    m = min(found, key=lambda f: max(near[0] - f.end(), f.start() - near[1])) if near is not None else found[-1]
+    part = m.group(0).lower().removesuffix("s")
+    return "day" if part in ("daytime", "during the day", "in the day") else part
+
+
 def _set_contexts(text: str, values: list[Value], lang: str) -> None:
     """Each value's clause (its words without the values), and the days said with a time."""
     for v in values:
@@ -248,6 +264,12 @@ def _set_contexts(text: str, values: list[Value], lang: str) -> None:
             # Else the day said last before it in the sentence ("on Tuesday, so 6:30").
             before = [o for o in values if o.kind == KIND_DATE and o.start < lo]
             v.qualifiers = own or ([before[-1].text] if before else [])
+        elif v.kind in (KIND_NUMBER, KIND_QUANTITY):
+            # "the evening dose is 30 mg" beside "the morning dose is 400 mg": a part of the day
+            # tells two amounts of one key apart.
+            around = text[lo: v.start] + " " * (v.end - v.start) + text[v.end: hi]  # "three nights" is a count, not a part of the day
+            part = part_of_day(around, lang, near=(v.start - lo, v.end - lo))
+            v.qualifiers = [part] if part else []
         else:
             v.qualifiers = []
 
