@@ -824,7 +824,7 @@ def test_a_capital_that_only_opens_the_sentence_makes_no_person() -> None:
         # a count keyed by the thing a numeral-tagged word names (大碗), moved by a sum
         ("zh", "大碗要两百个，小碟子一百五十个。", "大碗还是不够，再加五十个。", "两百个", "250个", "一百五十个"),
         # a bare number replacing money keeps the currency
-        ("en", "The entry fee is £12 and the raffle starts at three.", "That's steep for families, so we've dropped it to eight.", "£12", "£8", "three"),
+        ("en", "The entry fee is £12 and the raffle starts at three.", "That's steep for families, so we've dropped it to eight.", "£12", "eight pounds", "three"),
         # 第N页: a numbered page is one value
         ("zh", "明天讲课本第三十页。", "我记错了，是第三十六页。", "第三十页", "第三十六页", ""),
     ],

@@ -1221,9 +1221,9 @@ def keep_unit(new_item: Item, target: Item, lang: str) -> None:
     one replacing an amount of money keeps its currency ("gone to twenty" after £15: £20)."""
     currency = re.match(r"[£$€¥]", target.value.strip())
     if currency and new_item.kind == KIND_NUMBER and target.kind == KIND_NUMBER and _is_bare_number(new_item.value) and not MONEY_VALUE.search(new_item.value):
-        amount = number_of(new_item.value)
-        if amount is not None:
-            new_item.value = _with_amount(target, amount, lang).value
+        # Said as it was said: "20" -> "£20", "six hundred" -> "six hundred pounds".
+        words = {"£": "pounds", "$": "dollars", "€": "euros", "¥": "yuan"}[currency.group(0)]
+        new_item.value = currency.group(0) + new_item.value if new_item.value[:1].isdigit() else f"{new_item.value} {words}"
         return
     if new_item.kind == KIND_NUMBER and target.kind == KIND_QUANTITY and _is_bare_number(re.sub(r"\s+and a half$", "", new_item.value)):  # "two and a half"
         unit = item_unit_words(target)
