@@ -832,3 +832,39 @@ def test_a_capital_that_only_opens_the_sentence_makes_no_person() -> None:
 def test_eleventh_round_more_corrections(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
     text = say(before, words, lang=lang).memory_text()
     assert new in text and old not in text and kept in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "words", "old", "new", "kept"),
+    [
+        # 还是 with the value ending its clause keeps that value
+        ("zh", "报名十号截止，比赛十八号。", "截止往后拖到十二号吧，比赛还是十八号。", "十号", "十二号", "十八号"),
+        # a person with a title the reader knows (书记, 校长)
+        ("zh", "开幕请吴校长讲话。", "吴校长那天出差，改请街道的罗书记。", "吴校长", "罗书记", ""),
+        # a venue named after its street, then another booked instead
+        ("zh", "聚餐定在中山路的福满楼，七点。", "福满楼那天装修，我改订了对面的松鹤轩。", "福满楼", "松鹤轩", "七点"),
+        # a day of the same month is the one moved
+        ("zh", "孩子七月五号去夏令营，八月二十号接回来。", "营地说提前结束，那就八月十六号接。", "八月二十号", "八月十六号", "七月五号"),
+    ],
+)
+def test_eleventh_round_chinese_readings(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
+    text = say(before, words, lang=lang).memory_text()
+    assert new in text and old not in text and kept in text, text
+
+
+def test_a_day_named_in_part_and_months_in_english() -> None:
+    from sotto.memory.update import _month
+
+    assert [_month("the 3rd of March"), _month("we may come"), _month("May the 4th"), _month("八月十五号")] == ["mar", "", "may", "八"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "words", "new"),
+    [
+        ("en", "Two adults and three children for the ferry, please, and one dog.", "My brother and his boy are coming, so one more of each.", ["3 adults", "4 children"]),
+        ("zh", "要三份炒饭，两份汤面。", "又来了两个朋友，各加一份吧。", ["4份", "3份汤面"]),
+    ],
+)
+def test_one_more_of_each_moves_every_count_of_the_list(lang: str, before: str, words: str, new: list[str]) -> None:
+    text = say(before, words, lang=lang).memory_text()
+    assert all(n in text for n in new), text

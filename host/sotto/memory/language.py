@@ -61,7 +61,7 @@ EN_CHANGE_CUES = re.compile(
 )
 ZH_CHANGE_CUES = re.compile(r"一共|总共|加起来|(?:这样|那)就是|就行|就好|就可以|(?<![是对])吧[。！!]?$|(?<![是对])吧[，,]|不是|改|换|变|调|挪|推|延|提前|提到|错|不对|应该|其实|实际上|还是|更好|比较好|最好|而是|现在|重新|新的|取而代之|只|那就|得")
 # A value said with one of these adds to what is stored ("another", "also a 3 pm call").
-EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too(?=\s*(?:[,.;:!?)]|$|(?:please|then|now|and|but|as|if|so|though|for|because|i|we|he|she|they)\b))|as well|plus|second(?! thoughts?)|extra|additional|besides|each|separate)\b", re.I)  # "no second e" adds nothing; "too" is "also" at a clause's end ("me too", "Sam's coming too, so"), a degree before a word ("too sweet")
+EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too(?=\s*(?:[,.;:!?)]|$|(?:please|then|now|and|but|as|if|so|though|for|because|i|we|he|she|they)\b))|as well|plus|second(?! thoughts?)|extra|additional|besides|each|separate|add(?:s|ed|ing)? (?:a|an)(?= \w))\b", re.I)  # "no second e" adds nothing; "too" is "also" at a clause's end ("me too", "Sam's coming too, so"), a degree before a word ("too sweet")
 # 又 adds ("又来了两个"), except a deed done again ("又量了一遍", "又问了一下"): a re-check, not more of anything.
 ZH_ADDITIVE = re.compile(r"也|还要|还有|另外|再加|再来|多加|又(?![\u4e00-\u9fff]{1,3}?(?:一遍|一次|一下|遍))|第二|另一")
 # A relative change of a quantity: "two more", 多两个.

@@ -79,7 +79,7 @@ _ZH_PLATE_PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘
 _ZH_ID = re.compile(r"\d[\d -]{3,}\d|[A-Za-z]{1,4}-?\d{2,}|[零〇一二三四五六七八九幺]{5,}")
 _ZH_NAME_AFTER = re.compile(r"(?:叫|是|换成|改成|找|跟|和|请|给|让)(?P<name>[\u4e00-\u9fff]{2,3}?)(?=(?:老师|医生|教练|先生|女士|小姐|师傅|经理|总)?(?:[，。,.！!？?带来去吧了的]|$))")
 _ZH_KIN = re.compile(r"(?:他|她|我|孩子)?(?:爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|老公|老婆|丈夫|妻子|儿子|女儿|舅舅|姑姑|叔叔|阿姨|婆婆|公公)")
-_ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)")
+_ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤](?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|书记|校长|所长|处长|局长|馆长|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)")
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
 _ZH_ORDINAL_LABEL = re.compile(r"第[一二两三四五六七八九十百\d]+(?:排|层|楼|号|节|站|座|桌|车厢|车|道|组|列|行|间|路|期|批|轮|页|课|章|集|题|场|届|名|单元)")
@@ -88,7 +88,9 @@ _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
     r"|(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*"
 )  # "成都高新区天府大道": a district and a road are an address even without a house number
-_ZH_PLACE = re.compile(r"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{0,8}(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省))")
+_ZH_PLACE_END = r"(?:路|街|道|号|楼|层|室|站|机场|酒店|宾馆|医院|学校|公园|大厦|广场|中心|小区|餐厅|饭店|店|馆|门|口|厅|村|镇|市|区|县|省|园|轩|阁|苑|坊|庄|斋|茶社|会所)"
+# "在湖滨路的聚丰园": a venue named after its street is one place.
+_ZH_PLACE = re.compile(rf"(?:在|到|去|从|于|住)(?P<place>[^\s，。,.！!？?我你他她的了和后前时再]{{0,8}}{_ZH_PLACE_END}(?:的[^\s，。,.！!？?我你他她的了和后前时再]{{1,5}}{_ZH_PLACE_END})?)")
 _ZH_COPULA = re.compile(r"(?P<key>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成|换成|改为|改到|变成|换到|定在|约在|定成|要)$")
 _ZH_NEGATED_BEFORE = re.compile(r"(?:不是|不要|别|而不是|比|不用|取消|把)$")
 _ZH_NEGATED_AFTER = re.compile(r"^(?:那[顿个次天场趟班家]|的(?=没货|卖完|缺货|不合适))?(?:(?:我|他|她|我们|他们|她们|孩子)?(?:那天|那几天|当天|今天|明天|这周|下周|周[一二三四五六日天]|最近)?(?:休息|请假|出差|生病|病了|没空|不在|走不开|值班|忙不过来|排满|没时间|(?:家里|家)?没人|(?:我|他|她)?还?在(?:单位|公司|上班|开会|外地|路上)(?![楼门口下里前])|要上班|得上班)|怕?不(?:太)?够|(?:的\w{0,2})?(?:太|有点|有些)[\u4e00-\u9fff]{1,2}|撑不|(?:已经)?(?:约|订|排|报|坐|住|挂)?满了|没货了?|缺货了?|卖完了?|断货了?|不行|不合适|驾照过期|太晚|太早|太赶|有点赶|有点晚|有点早|来不了|去不了|不在家|不行了|不行|不对|不好|错了|不要了|取消|不方便|有事|改成|换成|改为|改到|调到|挪到|推迟到|提前到|是(?:去年|前年|以前|之前|原来|上回|上次|老|旧)的)")  # 三百七是去年的价: the old value
@@ -136,6 +138,8 @@ def _zh_is_question(sentence: str) -> bool:
     return asks(s, "zh")
 
 
+# 各加一个, 每样多来两份: every count of the list just given changes by it.
+_ZH_EACH_DELTA = re.compile(r"(?:各|每样|每种)(?:再)?(?P<dir>加|多|添|来|减|少)(?:来)?(?P<n>[一两二三四五\d])[个份位张件瓶盒只]")
 # A relative change of a time: 再早十分钟, 推迟一个小时, 晚半小时.
 _ZH_DAY_SHIFT = re.compile(
     r"(?P<dir>提前|提早|往前提|往前挪|往前推|往前|往后推|往后挪|往后延|往后|推迟|延后|推后|延期|顺延|推|挪|延|早|晚)了?(?P<by>[零一二两三四五六七八九十\d]+个?(?:天|周|星期|礼拜))"
@@ -163,6 +167,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_FACTOR.finditer(text):
         factor = _ZH_TIMES[m.group("times")] if m.group("times") else 0.5 if "半" in m.group(0) else 2.0
         add(m.start(), m.end(), KIND_QUANTITY, delta=True, factor=factor)
+    for m in _ZH_EACH_DELTA.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="", delta=True, each=True, delta_sign=-1 if m.group("dir") in ("减", "少") else 1)
     for m in _ZH_TIME_SHIFT.finditer(text):
         add(m.start(), m.end(), KIND_TIME, delta=True, delta_sign=-1 if m.group("dir") in _ZH_EARLIER else 1)
     for m in _ZH_DAY_SHIFT.finditer(text):
@@ -389,7 +395,7 @@ def _zh_looks_like_name(text: str) -> bool:
     return 2 <= len(text) <= 3 and text[0] in _ZH_SURNAMES
 
 
-_ZH_TITLES = re.compile(r"(?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)$")
+_ZH_TITLES = re.compile(r"(?:老师|医生|大夫|教练|先生|女士|小姐|师傅|经理|主任|书记|校长|所长|处长|局长|馆长|院长|主管|科长|律师|护士|教授|老板|店长|队长|班长|组长|总|阿姨|叔叔|工)$")
 
 
 def _zh_copula_key(text: str, value: Value) -> str:

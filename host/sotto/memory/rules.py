@@ -814,7 +814,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int, *, 
     return None
 
 
-_ZH_MOVED_TO = re.compile(r"(?:换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|就(?=[^，。！？；、,.!?;\s]{2,8}?吧)|换(?![个一两几](?:个|次|下|遍)))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
+_ZH_MOVED_TO = re.compile(r"(?:(?:改订|改约|改去|改在|换去|换在)了?|换成|换到|改成|改到|改为|挪到|搬到|转到|调到|移到|改用|换用|那就|(?:那)?就(?:拿|要|用|选|订|买|换)|就(?=[^，。！？；、,.!?;\s]{2,8}?吧)|换(?![个一两几](?:个|次|下|遍)))(?P<new>[^，。！？；、,.!?;\s]{2,12}?)(?:吧|了|上|去|那边|那里)*(?:[，。！？；、,.!?;\s]|$)")
 
 
 def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str] | None:
@@ -829,7 +829,9 @@ def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str
     if not any(i.value in head for i in _typed(state.all_items()) if i.kind in ("place", "name", "item") and len(i.value) >= 2):
         head = earlier + head  # the thing was named in an earlier sentence of the turn (often a question)
     # A stored place named by its first word ("天河" for 天河出入境大厅) is named too.
-    shortened = [i for i in _typed(state.all_items()) if i.kind == "place" and len(i.value) > 3 and i.value[:2] in head and i.value not in head and i.value[:2] not in new]
+    # So is one named by its own name without its street ("福满楼" for 中山路的福满楼).
+    shortened = [i for i in _typed(state.all_items()) if i.kind == "place" and len(i.value) > 3 and i.value not in head
+                 and ((i.value[:2] in head and i.value[:2] not in new) or ("的" in i.value and len(i.value.split("的")[-1]) >= 2 and i.value.split("的")[-1] in head))]
     items = state.all_items()
     if any(new in i.value for i in items):
         return None

@@ -306,6 +306,26 @@ def decide_values(
             if changed is not None or v.factor:
                 out.consumed.add(id(v))  # a multiplier is no value of its own; a sum with nothing to change is kept as said
                 continue
+        if v.kind == KIND_QUANTITY and v.delta and v.each:
+            # "one more of each": the counts given together most lately, each moved by the number said.
+            counts = [s for s in current if s.kind == KIND_QUANTITY and s.turn != turn and number_of(s.value) is not None and not MONEY_VALUE.search(s.value) and not _dimension(item_unit(s, lang))]
+            said = re.sub(r"^a couple\b", "two", v.text, flags=re.I)  # "another of each" is one more
+            numeral = re.search(r"[零一两二三四五六七八九十\d]+", said) if lang == "zh" else None
+            by = number_of(numeral.group(0) if numeral else said)
+            latest = max((s.turn for s in counts), default=None)
+            out.consumed.add(id(v))
+            for target in [s for s in counts if s.turn == latest] if by else []:
+                n_old = number_of(target.value)
+                assert n_old is not None
+                total = n_old + v.delta_sign * float(by)
+                if total < 0:
+                    continue
+                new_item = _with_amount(target, total, lang)
+                new_item.turn = turn
+                out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of every count of a list"))
+                out.replaced.append((target.value, new_item.value))
+                current = [s for s in current if s is not target] + [new_item]
+            continue
         base: list[Item] = []
         if v.kind == KIND_QUANTITY and v.delta:
             wanted_unit = unit_key(v.unit, lang) if v.unit else ""
@@ -472,7 +492,7 @@ def decide_values(
                 said = mentioned + alone + said_again
                 return [replace_model.score(replace_features(v, s, statement, turn, pool, stored, said, changed, replaced_so_far)) for s in pool]
 
-            decision = _by_key(v, new_item, candidates, statement, lang, known_names, mentioned + alone, fresh=_fresh_subject(statement, stored), relabelled=relabelled,
+            decision = _by_key(v, new_item, candidates, statement, lang, known_names, [s for s in mentioned + alone if s in current], fresh=_fresh_subject(statement, stored), relabelled=relabelled,
                                earlier_text=earlier_text, steady=steady, likelihood=likelihood)
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
@@ -786,7 +806,9 @@ def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
     "the width's staying at 3" for "3 metres")."""
     out: list[Item] = []
     for v in statement.values:
-        if v.negated or not _STEADY.search(v.context):
+        # 开幕还是十五号。: 还是 with the value ending the clause keeps it (还是十五号吧 chooses it).
+        still = statement.lang == "zh" and statement.text[max(0, v.start - 2): v.start] == "还是" and re.match(r"[，。,.；;！!]|$", statement.text[v.end: v.end + 1]) is not None
+        if v.negated or not (_STEADY.search(v.context) or still):
             continue
         out += [s for s in stored if s not in out and _said_as(s, v.text)]
     # "Lettuce spacing's fine", "Pepper's trim is where it was": a clause that gives no value and
@@ -1016,6 +1038,8 @@ def _by_key(
             overlap += 4
         if v.kind in (KIND_NUMBER, KIND_QUANTITY) and s.kind in (KIND_NUMBER, KIND_QUANTITY) and not re.search(r"\d\.\d|点", s.value + v.text) and _digits_swapped(s.value, v.text, shortest=2):
             overlap += 4  # "I'm on twenty-four" after "table forty-two": the same number, its digits read in another order
+        if v.kind == KIND_DATE and s.kind == KIND_DATE and _month(v.text) and _month(v.text) == _month(s.value):
+            overlap += 1  # 那就八月十五号吧 beside 七月十号 and 八月二十号: a day of the same month moved
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang, statement.admission):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
         if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == ""):
@@ -1409,6 +1433,18 @@ def _far_apart(item: Item, v: Value) -> bool:
         return False
     a, b = number_of(item.value), number_of(v.text)
     return a is not None and b is not None and min(a, b) > 0 and max(a, b) / min(a, b) >= 20
+
+
+_MONTHS = "january february march april may june july august september october november december".split()
+
+
+def _month(text: str) -> str:
+    """The month a date names ("the 3rd of March", 八月十五号), "" if none."""
+    zh = re.search(r"([一二三四五六七八九十]{1,2}|\d{1,2})月", text)
+    if zh:
+        return zh.group(1)
+    en = re.search(r"\b(" + "|".join(m[:3].title() for m in _MONTHS) + r")[a-z]*\b", text)  # "May", not "may"
+    return en.group(1).lower() if en and en.group(0).lower() in _MONTHS + [m[:3] for m in _MONTHS] else ""
 
 
 def _misread_code(old: str, new: str) -> str | None:

@@ -45,6 +45,7 @@ class Value:
     context: str = ""  # the words of its own clause, without values: what else it may be about
     cue: bool = False  # its own clause carries a cue of change ("make it 7", "推到九点")
     factor: float = 0.0  # "double the chilli", 减半: a stored amount multiplied (0: none)
+    each: bool = False  # "one more of each", 各加一个: every count of the latest list changes by it
     moved_by: int = 0  # minutes the sentence says the new time moved ("on by an hour, so half eleven"): which stored time it was
     anchored: bool = False  # a change only of a stored value: a shift of a day the turn names (提前一天去, not
     # 提前五天停), one more of a stored count ("another grown-up"; with no count stored, nothing)
