@@ -868,3 +868,20 @@ def test_a_day_named_in_part_and_months_in_english() -> None:
 def test_one_more_of_each_moves_every_count_of_the_list(lang: str, before: str, words: str, new: list[str]) -> None:
     text = say(before, words, lang=lang).memory_text()
     assert all(n in text for n in new), text
+
+
+@pytest.mark.parametrize(
+    ("before", "words", "old", "new", "kept"),
+    [
+        ("Twelve people for the curry night.", "Four more said yes, so make that sixteen.", "Twelve people", "sixteen", ""),
+        ("The fence panels are £45 each.", "I'd stretch to half as much again on the panels if they're treated.", "£45", "67.50", ""),
+    ],
+)
+def test_eleventh_round_sums_and_totals(before: str, words: str, old: str, new: str, kept: str) -> None:
+    text = say(before, words).memory_text()
+    assert new in text and old not in text and kept in text and "20 people" not in text, text  # the total is not counted twice
+
+
+def test_a_sum_taken_off_leaves_a_smaller_number_alone() -> None:
+    text = say("Print 3,000 calendars for the charity shop.", "Inside pages on 90 gsm.", "We've lost a stockist, so knock five hundred off the run.").memory_text()
+    assert "2500 calendars" in text and "90 gsm" in text and "3,000" not in text, text

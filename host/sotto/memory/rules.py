@@ -772,8 +772,8 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int, *, 
         new = alone or ""
     else:
         new = next(g for g in m.groups() if g).strip()
-    if _NOT_A_CHOICE.match(new) or re.search(r"\d", new) or len(new) < 3:
-        return None
+    if _NOT_A_CHOICE.match(new) or re.search(r"\d", new) or len(new) < 3 or re.match(r"(?:the )?same\b", new, re.I):
+        return None  # "Same day is fine": nothing chosen, something kept
     if m is not None and re.search(r"\b(?:not|never|no)\b|n't\b", text[max(0, m.start() - 12): m.start() + 12], re.I):
         return None  # "Brown doesn't go with a thing he owns": a refusal, not a choice
     said = f"{earlier} {text[: m.start()]}".lower() if m is not None else earlier.lower()

@@ -184,7 +184,7 @@ def item_unit(item: Item, lang: str) -> str:
 def item_unit_words(item: Item) -> str:
     """The unit as said: "twenty guests" -> "guests", "a dozen eggs" -> "eggs"."""
     return re.sub(
-        rf"^\$?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?![a-z])(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS})(?![a-z]))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*",
+        rf"^[$£€¥]?\s*(?:\d+(?:[.,]\d+)?|(?:(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)(?![a-z])(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS})(?![a-z]))*)|[零〇一二两三四五六七八九十百千万\d]+|几|半)\s*",
         "", item.value, flags=re.I).strip(" -")  # "six-seater" -> "seater"
 
 
@@ -247,7 +247,8 @@ def decide_values(
         for v in statement.values:
             if v.negated or v in maybe:
                 continue
-            same = [s for s in stored if same_value(s, v.text) or _part_of_name(s, v)]  # "Ravi's got the flu" names Ravi Menon
+            # "Ravi's got the flu" names Ravi Menon; "Declan's office just rang" names Declan.
+            same = [s for s in stored if same_value(s, v.text) or _part_of_name(s, v) or (s.kind == KIND_NAME and re.match(rf"{re.escape(s.value)}['’]s\b", v.text) is not None)]
             mentioned += same
             # "Saturday's changed hands": what was said with Saturday (Nadia drives) changes too.
             for anchor in same:
@@ -338,6 +339,9 @@ def decide_values(
             # The total of the same count ("two more friends, so eight people"), not a measure of
             # each ("再加两袋营养土，五十升一袋的": fifty litres is the bag's size).
             absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta and (not o.unit or not v.unit or unit_key(o.unit, lang) in (unit_key(v.unit, lang), "people"))]
+            # "Three more signed up, so make that twenty-one": a bare number said as the total after it.
+            absolute += [o for o in news if o.kind == KIND_NUMBER and o.start > v.start and _is_bare_number(o.text) and not MONEY_VALUE.search(o.text)
+                         and _TOTAL_BEFORE.search(statement.text[max(0, o.start - 24): o.start]) is not None]
             if absolute:
                 for said_total in absolute:
                     if v.unit and unit_key(said_total.unit, lang) in ("", "people"):
@@ -593,7 +597,10 @@ def _changed_amount(v: Value, stored: list[Item], statement: Statement, lang: st
         or (s.kind == KIND_QUANTITY and item_unit_words(s) and money != bool(MONEY_VALUE.sub("", item_unit_words(s)).strip()))  # 块钱, not 一块儿
     ]
     by = number_of(v.text)
-    if not amounts or by is None:
+    if by is None:
+        return None
+    amounts = [s for s in amounts if (number_of(s.value) or 0) + v.delta_sign * by >= 0]  # "knock five hundred off" leaves 115 alone
+    if not amounts:
         return None
     own = content_stems(v.context)
     target = max(amounts, key=lambda s: (len(_key_stems(s) & own), len(_key_stems(s) & statement.frame_keys), s.turn, stored.index(s)))
@@ -654,11 +661,13 @@ def _multiplied(v: Value, stored: list[Item], statement: Statement, lang: str) -
     """"Double the chilli": the stored amount the words name (the only or latest one when none is
     named), its number multiplied and its unit kept ("500 g" -> "1000 g", 二十四伏 -> 36伏)."""
     amounts = [s for s in stored if (s.kind == KIND_QUANTITY or _is_bare_number(s.value)) and number_of(s.value) is not None]
+    as_many = False  # "half as much again": the amount is the one said about, else the latest
     if lang == "zh":
         said = content_stems(statement.text[: v.start])  # 辣椒翻一倍, 电压往上加，加到原来的一倍半: the thing is said before it
     else:
         said = content_stems(v.text) - content_stems("double triple treble quadruple halve half twice three two times as that many much again")
-        if re.search(r"\b(?:as|that) (?:many|much)\b", v.text, re.I):
+        as_many = re.search(r"\b(?:as|that) (?:many|much)\b", v.text, re.I) is not None
+        if as_many:
             said = set(statement.frame_keys)  # "half that many will do": the thing is said around it, not in it
             if "many" in v.text.lower():
                 amounts = [s for s in amounts if not MONEY_VALUE.search(s.value)]  # "as many" counts things, not money
@@ -668,7 +677,7 @@ def _multiplied(v: Value, stored: list[Item], statement: Statement, lang: str) -
             return sum(1 for w in said if w in s.key or w in s.value)  # 电流 in the key 充电电流
         return len(said & (_key_stems(s) | content_stems(s.value)))
 
-    if said and not any(named(s) for s in amounts) and len(amounts) > 1:
+    if said and not any(named(s) for s in amounts) and len(amounts) > 1 and not as_many:
         return None  # "double the order" with only other things counted: not a stored amount
     if not amounts:
         return None
@@ -1162,7 +1171,7 @@ def _date_shape(text: str) -> str:
 
 
 _TOTAL_BEFORE = re.compile(
-    r"(?:\b(?:so|that's|that is|that makes|which makes|making|makes)\s+(?:it\s+|us\s+|that\s+)?(?:a total of\s+)?$)"
+    r"(?:\b(?:so|that's|that is|that makes|which makes|making|makes|(?:so )?make|(?:so )?call)\s+(?:it\s+|us\s+|that\s+)?(?:a total of\s+)?$)"
     r"|(?:这样就|那就|一共|总共|加起来|就是|加到|增加到|减到|减少到|变成)(?:是|有)?$",
     re.I,
 )
