@@ -885,3 +885,13 @@ def test_eleventh_round_sums_and_totals(before: str, words: str, old: str, new: 
 def test_a_sum_taken_off_leaves_a_smaller_number_alone() -> None:
     text = say("Print 3,000 calendars for the charity shop.", "Inside pages on 90 gsm.", "We've lost a stockist, so knock five hundred off the run.").memory_text()
     assert "2500 calendars" in text and "90 gsm" in text and "3,000" not in text, text
+
+
+def test_a_swap_names_the_old_thing_with_its_owner() -> None:
+    text = say("Packed lunch: Theo has a banana and crisps.", "Let's swap Theo's banana for a pear, he never eats it.").memory_text()
+    assert "pear" in text and "banana" not in text and "crisps" in text, text
+
+
+def test_same_day_is_fine_chooses_nothing() -> None:
+    text = say("We want the pottery class on the 9th of June.", "Could we swap the pottery for the weaving class? Same day is fine.").memory_text()
+    assert "weaving" in text and "pottery" not in text and "Same day" not in text.replace("Same day is fine", ""), text

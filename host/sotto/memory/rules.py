@@ -192,6 +192,9 @@ def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tup
             # "Sorry, I said it wrong, it's the day after tomorrow" -> the last comma piece.
             new_span = re.split(r",\s*", new_span)[-1]
         old, new = _refine(m.group("old"), new_span)
+        owner = re.match(r"(?:\w+['’]s|his|her|their|my|our)\s+(?P<thing>.+)$", old, re.I)
+        if owner and not _found_in(state, old) and _found_in(state, owner.group("thing")):
+            old = owner.group("thing")  # "swap Isla's apple for grapes": the apple stored without its owner
         if old and new and old.lower() != new.lower():
             out.append((old, new, _found_in(state, old)))
         break
