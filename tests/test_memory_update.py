@@ -895,3 +895,11 @@ def test_a_swap_names_the_old_thing_with_its_owner() -> None:
 def test_same_day_is_fine_chooses_nothing() -> None:
     text = say("We want the pottery class on the 9th of June.", "Could we swap the pottery for the weaving class? Same day is fine.").memory_text()
     assert "weaving" in text and "pottery" not in text and "Same day" not in text.replace("Same day is fine", ""), text
+
+
+def test_a_person_ruled_out_in_one_sentence_is_replaced_by_the_next_named() -> None:
+    state = say("Grandad and Aunt Sue are collecting the kids on Friday.", "Grandad can't make it, his knee's playing up. Our neighbour Tomasz will go instead.")
+    text = state.memory_text()
+    assert "Tomasz" in text and "Grandad" not in text and "Friday" in text, text
+    # the sentence that ruled him out goes with him, not rewritten with the new person
+    assert "Tomasz can't" not in text, text

@@ -64,6 +64,16 @@ ZH_CHANGE_CUES = re.compile(r"一共|总共|加起来|(?:这样|那)就是|就�
 EN_ADDITIVE = re.compile(r"(?<!no )\b(?:also|another|too(?=\s*(?:[,.;:!?)]|$|(?:please|then|now|and|but|as|if|so|though|for|because|i|we|he|she|they)\b))|as well|plus|second(?! thoughts?)|extra|additional|besides|each|separate|add(?:s|ed|ing)? (?:a|an)(?= \w))\b", re.I)  # "no second e" adds nothing; "too" is "also" at a clause's end ("me too", "Sam's coming too, so"), a degree before a word ("too sweet")
 # 又 adds ("又来了两个"), except a deed done again ("又量了一遍", "又问了一下"): a re-check, not more of anything.
 ZH_ADDITIVE = re.compile(r"也|还要|还有|另外|再加|再来|多加|又(?![\u4e00-\u9fff]{1,3}?(?:一遍|一次|一下|遍))|第二|另一")
+# A thing or a person ruled out: "the cat's gone off the clay", "Morag's not coming", "he's off
+# sick", 她不去了, 老刘嗓子哑了来不了.
+EN_RULED_OUT = re.compile(r"\b(?:not|never|no|nobody|nothing|none|too|off|out|skip|without|poorly|unwell|ill)\b|n't\b", re.I)
+ZH_RULED_OUT = re.compile(r"不|没|太|别|来不了|去不了|病了|生病|请假|出差|有事")
+
+
+def rules_out(text: str, lang: str) -> bool:
+    return (ZH_RULED_OUT if lang == "zh" else EN_RULED_OUT).search(text) is not None
+
+
 # A relative change of a quantity: "two more", 多两个.
 EN_DELTA = re.compile(r"\b(?:more|extra|additional|fewer|less|minus|plus)\b", re.I)
 ZH_DELTA = re.compile(r"多|少|加|减")

@@ -310,6 +310,12 @@ class _Working:
                 self.result.added.append(d.item)
             elif d.op == UPDATE and d.item is not None and d.target is not None:
                 self.replace_item(d.target, d.item)
+                if d.target.kind == "name" and d.item.turn:
+                    # "Morag's not coming after all, her little one's poorly.": said this turn, the
+                    # sentence that ruled the person out is the reason for the change, not a fact
+                    # to rewrite with the new person.
+                    self.remove([i for i in self.state.facts if i.kind == KIND_NOTE and i.turn == d.item.turn and d.target.value in i.value
+                                 and L.rules_out(i.value, "zh" if re.search(r"[\u4e00-\u9fff]", i.value) else "en")])
                 self.replace_words(d.target.value, d.item.value, d.item)
                 core = re.compile(r"^(?:(?:at|on|in|to|from|near|by) )?(?:\d+[A-Za-z]?,? )?")
                 bare = core.sub("", d.target.value)
@@ -748,7 +754,7 @@ def _chosen_over(sentence: str, state: SessionState) -> tuple[str, str] | None:
 # A thing said on its own, after the turn ruled a stored one out: "Bergamot's a bit too citrusy
 # for me. Pink pepper.", "Fish pie's out. ... Chicken casserole.", "Living room, and I'll ...".
 _EN_BARE_CHOICE = re.compile(r"^(?:just |only )?(?:the |a |an |some )?(?P<k>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,2}?)\s*(?:[.!]|,.*)?$", re.I)
-_EN_RULED_OUT = re.compile(r"\b(?:not|never|no|nobody|nothing|none|too|off|out|skip|without)\b|n't\b", re.I)
+_EN_RULED_OUT = L.EN_RULED_OUT
 
 
 def _bare_choice(text: str, earlier: str) -> str | None:
@@ -988,6 +994,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     mentioned: list[Item] = []  # stored values such a sentence named: "Saturday's changed hands."
     previous = ""  # the text of that sentence: who it was about ("Lily changed her mind again.")
     named_people: list[Item] = []  # stored people named again in this turn ("Hannah's got builders in.")
+    out_people: list[Item] = []  # of them, the ones a sentence of their own rules out ("Morag's not coming after all.")
     replaced_this_turn: list[Item] = []  # stored values earlier sentences of the turn replaced
     # For the turn-level pass: values this turn added and stored values it named again, by sentence.
     added_at: list[tuple[_Place, Item]] = []
@@ -1116,9 +1123,12 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         later_kinds = frozenset(v.kind for later in sentences[index + 1:] for v in read_sentence(later, lang, known).values if not v.negated)
         values = decide_values(st, stored_before, turn, earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
                                earlier_text=" ".join(sentences[:index]), turn_steady=turn_steady, later_kinds=later_kinds,
-                               earlier_replaced=replaced_this_turn)
+                               earlier_replaced=replaced_this_turn, earlier_out=out_people)
         replaced_this_turn += [d.target for d in values.decisions if d.op == UPDATE and d.target is not None]
-        named_people += [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
+        again = [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
+        named_people += again
+        if not any(d.op in (UPDATE, ADD) and d.item is not None and d.item.kind == "name" for d in values.decisions) and L.rules_out(st.text, lang):
+            out_people += again  # "Morag's not coming after all." — the next person named takes her place
         news = [v for v in st.values if not v.negated]
         # A value already stored, said again ("Joanna decided the Rutter's too similar"), is no replacement.
         given = [v for v in news if not any(same_value(s, v.text) for s in stored_before)]

@@ -43,7 +43,8 @@ from sotto.memory.items import (
 from sotto.memory.language import EN_PEOPLE_NOUNS, has_additive, has_change_cue
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at, part_of_day
-from sotto.memory.text import EN_COUNT_ORDINALS, EN_NUMBER_WORDS, MONEY_VALUE, stem
+from sotto.memory.read_en import _is_name_word
+from sotto.memory.text import EN_COUNT_ORDINALS, EN_MONTHS, EN_NUMBER_WORDS, MONEY_VALUE, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -75,6 +76,9 @@ class ValueUpdate:
 
 
 _UNIT_SYNONYMS = (("个钟头", "小时"), ("钟头", "小时"), ("个小时", "小时"), ("hrs", "hours"), ("hr", "hour"), ("mins", "minutes"), ("kilos", "kg"))
+
+
+RULED_OUT_BEFORE = "a new person after one ruled out before"
 
 
 def _norm(text: str) -> str:
@@ -228,6 +232,7 @@ def decide_values(
     turn_steady: list[Item] | None = None,
     later_kinds: frozenset[str] = frozenset(),
     earlier_replaced: list[Item] | None = None,
+    earlier_out: list[Item] | None = None,
 ) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
@@ -488,6 +493,12 @@ def decide_values(
                    and (n := clock_minutes(v.text, lang)) is not None and (m[0] + v.moved_by - n[0]) % 720 == 0]
             if len(led) == 1:
                 decision = Decision(UPDATE, new_item, led[0], "the stored time the said shift leads to")
+        if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
+            # "Morag's not coming after all, her little one's poorly. My husband Euan will drive.":
+            # a person an earlier sentence of the turn ruled out is the one a new person replaces.
+            out_before = [s for s in (earlier_out or []) if s in current and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
+            if out_before:
+                decision = Decision(UPDATE, new_item, out_before[-1], RULED_OUT_BEFORE)
         if decision is None and candidates:
             replaced_so_far = list(earlier_replaced or []) + [d.target for d in out.decisions if d.op == UPDATE and d.target is not None]
 
@@ -1001,6 +1012,7 @@ def _by_key(
     # only guessed from its preposition ("It wants to go to Daniel Oyelaran now"), so a named place
     # and a new name (or a named person and a new place) are one sort.
     named += [s for s in (mentioned or []) if {s.kind, v.kind} == {KIND_NAME, KIND_PLACE} and _proper_noun(v.text) and _proper_noun(s.value)
+              and (s.kind == KIND_PLACE or _is_name_word(v.text.split()[0]))  # a person by a person ("to Daniel Oyelaran"), not by "from Cork"
               and not _titled(v.text) and not _titled(s.value) and not is_role_word(s.value) and s.turn != new_item.turn]
     if (cued or statement.change_cue) and named and not (statement.additive and not statement.change_cue):
         # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
@@ -1444,16 +1456,14 @@ def _far_apart(item: Item, v: Value) -> bool:
     return a is not None and b is not None and min(a, b) > 0 and max(a, b) / min(a, b) >= 20
 
 
-_MONTHS = "january february march april may june july august september october november december".split()
-
-
 def _month(text: str) -> str:
     """The month a date names ("the 3rd of March", 八月十五号), "" if none."""
     zh = re.search(r"([一二三四五六七八九十]{1,2}|\d{1,2})月", text)
     if zh:
         return zh.group(1)
-    en = re.search(r"\b(" + "|".join(m[:3].title() for m in _MONTHS) + r")[a-z]*\b", text)  # "May", not "may"
-    return en.group(1).lower() if en and en.group(0).lower() in _MONTHS + [m[:3] for m in _MONTHS] else ""
+    months = EN_MONTHS.split("|")
+    en = re.search(r"\b(" + "|".join(m[:3].title() for m in months) + r")[a-z]*\b", text)  # "May", not "may"
+    return en.group(1).lower() if en and en.group(0).lower() in months + [m[:3] for m in months] else ""
 
 
 def _misread_code(old: str, new: str) -> str | None:
