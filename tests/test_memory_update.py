@@ -903,3 +903,10 @@ def test_a_person_ruled_out_in_one_sentence_is_replaced_by_the_next_named() -> N
     assert "Tomasz" in text and "Grandad" not in text and "Friday" in text, text
     # the sentence that ruled him out goes with him, not rewritten with the new person
     assert "Tomasz can't" not in text, text
+
+
+def test_half_an_hour_word_is_a_time_and_a_labelled_number_said_bare_is_said_again() -> None:
+    text = say("Tea at the cafe at one, then the bowling lane at half four.", "The lane at half four clashes with a league match, can we push it to five?").memory_text()
+    assert "five" in text and "half four" not in text, text
+    text = say("We've set the gate code 2580 and the alarm for Friday.", "2580 is her old PIN, so let's go with 3691.").memory_text()
+    assert "3691" in text and "2580" not in text, text

@@ -300,6 +300,9 @@ def _en_quantity(m: re.Match[str], text: str) -> tuple[int, str] | None:
         return None  # "2270 C", "two r's": a code or a letter, not a counted thing
     if first == "of" and unit.lower() not in ("of us", "of them"):
         return None  # "one of the guests": a person, not a count
+    if re.match(r"(?:half\s+)?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", m.group(0), re.I) and (
+            m.group(0).lower().startswith("half ") or re.search(r"\bhalf\s+$", text[: m.start()], re.I)) and not re.match(r"half\s+(?:an?|the)\b", m.group(0), re.I):
+        return None  # "at half two clashes": half past two, a time
     if m.group(0).lower().startswith("one ") and re.search(r"\b(?:the|that|this|which|each|every|any|other)\s+$", text[: m.start()], re.I) and not re.search(r"\b(?:just|only) the\s+$", text[: m.start()], re.I):
         return None  # "the one next door", "the one ending 0938": a pronoun, not a count
     parts = re.split(r"[\s-]", unit)
@@ -555,6 +558,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             v.text = text[v.start: v.end]
         if v.kind == KIND_NUMBER and v.text.lower() in ("one", "a", "an") :
             v.kind = ""  # "one" alone is a pronoun far more often than a value
+        if v.kind == KIND_NUMBER and re.fullmatch(r"half (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)", v.text, re.I):
+            v.kind = KIND_TIME  # "half two": half past two
     return [v for v in found if v.kind and not (v.kind == KIND_NUMBER and v.text.lower() in ("one",))]
 
 

@@ -467,6 +467,9 @@ def decide_values(
             continue
         # A value said as unchanged is no target, but saying it again is still a repeat ("鲢鱼苗不动，还是一千五百尾").
         again = [s for s in candidates + [t for t in steady if t in current and t not in candidates and _kind_compatible(t, v, lang)] if same_value(s, v.text) or same_value(s, new_item.value) or _part_of_name(s, v) or _part_of_value(s, v, lang) or (_amount_without_unit(s, v) and s.turn != turn)]
+        # "4916 is his old bank PIN" after "the code 4916": a labelled number said without its label.
+        digits = re.sub(r"\D", "", v.text) if v.kind == KIND_NUMBER and re.fullmatch(r"[\d\s-]+", v.text.strip()) else ""
+        again += [s for s in current if id(s) in stored_ids and s not in again and len(digits) >= 3 and s.kind == KIND_NUMBER and _label(s.value).strip("- ") and re.sub(r"\D", "", s.value) == digits]
         if decision is None and again and v.kind == KIND_NAME and lang != "zh" and not statement.additive:
             # "Joel's opening Tuesday" after "Priya opens": a person already stored, said with the
             # whole key of another person's value, takes that place.
