@@ -822,7 +822,7 @@ def test_a_capital_that_only_opens_the_sentence_makes_no_person() -> None:
         # a day named in part ("周五" of 下周五) is the one a shift moves
         ("zh", "窗帘下周五来装，师傅姓孙。", "周五那天孙师傅排满了，往后推一天。", "下周五", "下周六", "孙"),
         # a count keyed by the thing a numeral-tagged word names (大碗), moved by a sum
-        ("zh", "大碗要两百个，小碟子一百五十个。", "大碗还是不够，再加五十个。", "两百个", "250个", "一百五十个"),
+        ("zh", "大桶水订八十个，纸杯一百二十个。", "工地说大桶水不够喝，再加二十个。", "八十个", "100个", "一百二十个"),
         # a bare number replacing money keeps the currency
         ("en", "The entry fee is £12 and the raffle starts at three.", "That's steep for families, so we've dropped it to eight.", "£12", "eight pounds", "three"),
         # 第N页: a numbered page is one value
@@ -883,17 +883,17 @@ def test_eleventh_round_sums_and_totals(before: str, words: str, old: str, new: 
 
 
 def test_a_sum_taken_off_leaves_a_smaller_number_alone() -> None:
-    text = say("Print 3,000 calendars for the charity shop.", "Inside pages on 90 gsm.", "We've lost a stockist, so knock five hundred off the run.").memory_text()
-    assert "2500 calendars" in text and "90 gsm" in text and "3,000" not in text, text
+    text = say("Print 3,000 calendars for the charity shop.", "Inside pages on 90 gsm.", "The shop's closing, so knock six hundred off the order.").memory_text()
+    assert "2400 calendars" in text and "90 gsm" in text and "3,000" not in text, text
 
 
 def test_a_swap_names_the_old_thing_with_its_owner() -> None:
-    text = say("Packed lunch: Theo has a banana and crisps.", "Let's swap Theo's banana for a pear, he never eats it.").memory_text()
+    text = say("Packed lunch: Theo has a banana and crisps.", "Can you swap out Theo's banana for a pear? It comes home every day.").memory_text()
     assert "pear" in text and "banana" not in text and "crisps" in text, text
 
 
 def test_same_day_is_fine_chooses_nothing() -> None:
-    text = say("We want the pottery class on the 9th of June.", "Could we swap the pottery for the weaving class? Same day is fine.").memory_text()
+    text = say("We want the pottery class on the 9th of June.", "Swap the pottery for weaving, please. Same time is fine.").memory_text()
     assert "weaving" in text and "pottery" not in text and "Same day" not in text.replace("Same day is fine", ""), text
 
 
@@ -908,5 +908,5 @@ def test_a_person_ruled_out_in_one_sentence_is_replaced_by_the_next_named() -> N
 def test_half_an_hour_word_is_a_time_and_a_labelled_number_said_bare_is_said_again() -> None:
     text = say("Tea at the cafe at one, then the bowling lane at half four.", "The lane at half four clashes with a league match, can we push it to five?").memory_text()
     assert "five" in text and "half four" not in text, text
-    text = say("We've set the gate code 2580 and the alarm for Friday.", "2580 is her old PIN, so let's go with 3691.").memory_text()
+    text = say("We've set the gate code 2580 and the alarm for Friday.", "Actually 2580 is her old PIN, so make it 3691.").memory_text()
     assert "3691" in text and "2580" not in text, text
