@@ -315,15 +315,15 @@ def decide_values(
         if v.kind == KIND_QUANTITY and v.delta and v.each:
             # "one more of each": the counts given together most lately, each moved by the number said.
             counts = [s for s in current if s.kind == KIND_QUANTITY and s.turn != turn and number_of(s.value) is not None and not MONEY_VALUE.search(s.value) and not _dimension(item_unit(s, lang))]
-            said = re.sub(r"^a couple\b", "two", v.text, flags=re.I)  # "another of each" is one more
-            numeral = re.search(r"[零一两二三四五六七八九十\d]+", said) if lang == "zh" else None
-            by = number_of(numeral.group(0) if numeral else said)
+            each_said = re.sub(r"^a couple\b", "two", v.text, flags=re.I)  # "another of each" is one more
+            numeral = re.search(r"[零一两二三四五六七八九十\d]+", each_said) if lang == "zh" else None
+            each_by = number_of(numeral.group(0) if numeral else each_said)
             latest = max((s.turn for s in counts), default=None)
             out.consumed.add(id(v))
-            for target in [s for s in counts if s.turn == latest] if by else []:
+            for target in [s for s in counts if s.turn == latest] if each_by else []:
                 n_old = number_of(target.value)
-                assert n_old is not None
-                total = n_old + v.delta_sign * float(by)
+                assert n_old is not None and each_by is not None
+                total = n_old + v.delta_sign * each_by
                 if total < 0:
                     continue
                 new_item = _with_amount(target, total, lang)
