@@ -314,7 +314,8 @@ class _Working:
                     # "Morag's not coming after all, her little one's poorly.": said this turn, the
                     # sentence that ruled the person out is the reason for the change, not a fact
                     # to rewrite with the new person.
-                    self.remove([i for i in self.state.facts if i.kind == KIND_NOTE and i.turn == d.item.turn and d.target.value in i.value
+                    named = re.compile(rf"(?<!\w){re.escape(d.target.value)}(?!\w)") if d.target.value.isascii() else re.compile(re.escape(d.target.value))
+                    self.remove([i for i in self.state.facts if i.kind == KIND_NOTE and i.turn == d.item.turn and named.search(i.value)
                                  and L.rules_out(i.value, "zh" if re.search(r"[\u4e00-\u9fff]", i.value) else "en")])
                 self.replace_words(d.target.value, d.item.value, d.item)
                 core = re.compile(r"^(?:(?:at|on|in|to|from|near|by) )?(?:\d+[A-Za-z]?,? )?")
@@ -754,14 +755,13 @@ def _chosen_over(sentence: str, state: SessionState) -> tuple[str, str] | None:
 # A thing said on its own, after the turn ruled a stored one out: "Bergamot's a bit too citrusy
 # for me. Pink pepper.", "Fish pie's out. ... Chicken casserole.", "Living room, and I'll ...".
 _EN_BARE_CHOICE = re.compile(r"^(?:just |only )?(?:the |a |an |some )?(?P<k>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,2}?)\s*(?:[.!]|,.*)?$", re.I)
-_EN_RULED_OUT = L.EN_RULED_OUT
 
 
 def _bare_choice(text: str, earlier: str) -> str | None:
     """The thing of a sentence that is only a thing (1-3 words, no little words), said after an
     earlier sentence of the turn ruled something out."""
     m = _EN_BARE_CHOICE.match(text.strip())
-    if m is None or not earlier or not _EN_RULED_OUT.search(earlier):
+    if m is None or not earlier or not L.EN_RULED_OUT.search(earlier):
         return None
     words = m.group("k").lower().split()
     if any(w in EN_STOPWORDS or w in L.EN_EMPTY_WORDS or not content_stems(w) for w in words):
@@ -802,7 +802,7 @@ def _chosen_instead(text: str, earlier: str, state: SessionState, turn: int, *, 
     # ("We'll do the short paddock walk", "… instead", "Goatskin, please"): the first words of the
     # turn that a note of an earlier turn says ("The reservoir loop is two hours, that's too long").
     if m is not None and not (m.group("c") or m.group("d") or m.group("e") or m.group("f") or m.group("g") or m.group("i") or m.group("j")
-                              or (m.group("a") and _EN_RULED_OUT.search(said))):  # "He's gone off tuna. Ham it is."
+                              or (m.group("a") and L.EN_RULED_OUT.search(said))):  # "He's gone off tuna. Ham it is."
         return None
     notes = " ".join([i.value for i in state.all_items() if i.kind == KIND_NOTE and i.turn != turn] + [state.current_task]).lower()
     people = {w.lower() for i in state.all_items() if i.kind == "name" for w in i.value.split()}  # "Leo can't do the cat": a person is not the thing
