@@ -119,7 +119,12 @@ def piper() -> object:
 
 
 def say(voice: object, text: str) -> tuple[bytes, int]:
-    audio = b"".join(a.pcm for a in voice.synthesize(text))  # type: ignore[attr-defined]
+    """Piper speech without its sampling noise: the same audio on every run, so what the
+    recogniser hears is a fixed input (with the noise, "tomorrow" was once heard "to more")."""
+    from piper.config import SynthesisConfig  # type: ignore[import-not-found,import-untyped]
+
+    still = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
+    audio = b"".join(chunk.audio_int16_bytes for chunk in voice.voice.synthesize(text, syn_config=still))  # type: ignore[attr-defined]
     return audio, voice.sample_rate  # type: ignore[attr-defined]
 
 
