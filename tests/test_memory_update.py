@@ -826,7 +826,7 @@ def test_a_capital_that_only_opens_the_sentence_makes_no_person() -> None:
 
 
 
-def test_a_day_named_in_part_and_months_in_english() -> None:
+def test_the_month_a_date_names() -> None:
     from sotto.memory.update import _month
 
     assert [_month("the 3rd of March"), _month("we may come"), _month("May the 4th"), _month("八月十五号")] == ["mar", "", "may", "八"]

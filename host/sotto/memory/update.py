@@ -369,8 +369,8 @@ def decide_values(
                 continue
             sign = v.delta_sign
             total = EN_COUNT_ORDINALS.index(ordinal.group(1).lower()) + 2 if ordinal else int(n_old + sign * (n_delta or 0))
-            unit = agree(re.sub(r"^\$?\s*\S+\s*", "", target.value), total) if lang != "zh" else target.value.lstrip("零〇一二两三四五六七八九十百千万0123456789")
-            new_item = Item(key=target.key, value=f"{total} {unit}".strip() if lang != "zh" else f"{total}{unit}", kind=KIND_QUANTITY, turn=turn)
+            new_item = _with_amount(target, total, lang)  # "six hinges", 三十五个手机: its unit and its thing kept
+            new_item.kind, new_item.turn = KIND_QUANTITY, turn
             out.decisions.append(Decision(UPDATE, new_item, target, "a relative change of a stored quantity"))
             out.replaced.append((target.value, new_item.value))
             current = [s for s in current if s is not target] + [new_item]
@@ -1266,7 +1266,8 @@ def _amount_without_unit(item: Item, v: Value) -> bool:
 
 def keep_unit(new_item: Item, target: Item, lang: str) -> None:
     """A bare number replacing a count keeps the count's unit ("the guest count is thirty now");
-    one replacing an amount of money keeps its currency ("gone to twenty" after £15: £20)."""
+    one replacing an amount of money keeps its currency, said as it was said ("gone to twenty"
+    after £15: "twenty pounds"; "20": "£20")."""
     currency = re.match(r"[£$€¥]", target.value.strip())
     if currency and new_item.kind == KIND_NUMBER and target.kind == KIND_NUMBER and _is_bare_number(new_item.value) and not MONEY_VALUE.search(new_item.value):
         # Said as it was said: "20" -> "£20", "six hundred" -> "six hundred pounds".
