@@ -745,6 +745,11 @@ def test_a_number_read_with_its_digits_swapped_replaces_that_number() -> None:
         ("zh", "聚餐定在中山路的福满楼，七点。", "福满楼那天装修，我改订了对面的松鹤轩。", "福满楼", "松鹤轩", "七点"),
         # a day of the same month is the one moved
         ("zh", "孩子七月五号去夏令营，八月二十号接回来。", "营地说提前结束，那就八月十六号接。", "八月二十号", "八月十六号", "七月五号"),
+        # twelfth round
+        # a price said in other money words ("quid" for "pounds")
+        ("en", "The window cleaner charges twenty pounds a visit, every other Monday.", "He's put his prices up, it's twenty-four quid now.", "twenty pounds", "twenty-four quid", "Monday"),
+        # people counted by another word for them
+        ("en", "The picnic is for twelve children and five adults.", "More parents want to stay, call it nine grown-ups.", "five adults", "nine grown-ups", "twelve children"),
     ],
 )
 def test_a_correction_replaces_that_value_and_keeps_the_others(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
@@ -884,3 +889,27 @@ def test_half_an_hour_word_is_a_time_and_a_labelled_number_said_bare_is_said_aga
     assert "five" in text and "half four" not in text, text
     text = say("We've set the gate code 2580 and the alarm for Friday.", "Actually 2580 is her old PIN, so make it 3691.").memory_text()
     assert "3691" in text and "2580" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("before", "words", "both"),
+    [
+        ("包子蒸一百个，豆浆二十杯。", "面粉订两袋，五十斤装的。", ["一百个", "五十斤", "二十杯"]),  # 斤 is no count of 个
+        ("装修师傅干四个小时。", "挂钩先买二十个。", ["四个小时", "二十个"]),  # a bare 个 is no count of hours
+    ],
+)
+def test_a_count_in_another_measure_word_is_another_count(before: str, words: str, both: list[str]) -> None:
+    """A bare 个 counts anything, so only the same measure word (or people) makes two counts one."""
+    text = say(before, words, lang="zh").memory_text()
+    assert all(value in text for value in both), text
+
+
+def test_a_clock_time_or_a_decimal_is_no_clause_break_when_a_value_is_said_unchanged() -> None:
+    """"5:45 start as before" keeps the 5:45, not also the day stored with the same "start" (split at
+    the colon, "45 start as before" was a clause with no value that kept whatever its words named)."""
+    from sotto.memory.statements import read_sentence
+    from sotto.memory.update import said_unchanged
+
+    stored = [Item(key="junior session start", value="Tuesday evenings", kind="date"), Item(key="start Tuesday evenings", value="5:45", kind="time")]
+    sentence = read_sentence("The junior session is on Fridays now, 5:45 start as before.", "en", frozenset())
+    assert [i.value for i in said_unchanged(sentence, stored)] == ["5:45"]

@@ -146,6 +146,8 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
             return False  # "book four" does not replace the code "AV-6620-K"
         if value.kind == KIND_QUANTITY:
             a, b = item_unit(stored, lang), unit_key(value.unit, lang)
+            if lang != "zh" and MONEY_VALUE.search(stored.value) and MONEY_VALUE.search(value.text) and number_of(value.text) is not None:
+                return True  # "thirty-eight quid" prices what "thirty-two pounds" did (块 and 元 stay the writer's choice of unit)
             if lang == "zh":
                 # "两份" counts what "三份炒饭" counts; a bare 个 counts anything.
                 return a == b or not a or not b or a.startswith(b) or b.startswith(a)
@@ -175,6 +177,19 @@ def _is_bare_number(text: str) -> bool:
         return False  # "二五零八": digits read one by one, a code
     # An amount, with its currency if any ("£400", "six hundred", "two hundred and forty"); not a code.
     return re.fullmatch(rf"[£$€¥]?(?:\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS}))*|[零〇一二两三四五六七八九十百千万]+)", text.strip(), re.I) is not None
+
+
+def _same_unit(stored: Item, value: Value, lang: str) -> bool:
+    """Counted in the same unit, so one count: 三棵 for 两棵石榴树 (the same measure word), "twenty
+    people" for "eight people", 六个 for 八个人. Not a bare 个 for 四个小时 or 一百五十个 for 五十斤 (个 counts anything),
+    not two prices said in other words ("quid" and "pounds fifty", 块 and 元: may be two things),
+    and not a measure (a 3.3 volt rail beside a 1.6 volt trigger: its key must say so)."""
+    a, b = item_unit(stored, lang), unit_key(value.unit, lang)
+    if MONEY_VALUE.search(stored.value) and a != b:
+        return False
+    if lang == "zh":
+        return a == b or (bool(a and b) and a[0] == b[0]) or (not b and a == "people")  # 剩六个 after 八个人
+    return _dimension(a) == ""
 
 
 def item_unit(item: Item, lang: str) -> str:
@@ -836,7 +851,7 @@ def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
         out += [s for s in stored if s not in out and _said_as(s, v.text)]
     # "Lettuce spacing's fine", "Pepper's trim is where it was": a clause that gives no value and
     # says a thing is unchanged keeps the value whose key says the most of that thing.
-    for clause in re.split(r"[,;:，；：。.!！?？]", statement.text):
+    for clause in re.split(r"[;，；：。!！?？]|[,:.](?!\d)", statement.text):  # not inside "6:30", "1.8", "2,000"
         if not _STEADY_CLAUSE.search(clause) or any(v.text in clause for v in statement.values if v.kind != KIND_NAME):
             continue
         said = content_stems(_STEADY_CLAUSE.sub(" ", clause)) - _KIND_NOUNS
@@ -1066,7 +1081,7 @@ def _by_key(
             overlap += 1  # 那就八月十五号吧 beside 七月十号 and 八月二十号: a day of the same month moved
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang, statement.admission):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and (lang == "zh" or _dimension(item_unit(s, lang)) == ""):
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and _same_unit(s, v, lang):
             # A count of the same thing is one slot ("so eight people now"); a measure in the same unit
             # may be of another thing (a 3.3 volt rail, a trigger at 1.6 volts): its key must say so.
             overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)

@@ -110,7 +110,7 @@ def unit_key(unit: str, lang: str) -> str:
             return ""  # the general measure word says nothing of what is counted
         u = u.replace("钟头", "小时")  # 四个钟头 counts what 四个小时 counts
         return u[1:] if u.startswith("个") and len(u) > 1 else u
-    if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS:
+    if u in L.EN_PEOPLE_UNITS or u.split(" ")[-1] in L.EN_PEOPLE_UNITS or u.replace(" ", "-") in L.EN_PEOPLE_UNITS:  # "grown ups"
         return "people"
     return " ".join(stem(_EN_IRREGULAR_PLURALS.get(w, w).replace("’", "'").removesuffix("'s")) for w in u.split())
 
