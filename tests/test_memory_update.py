@@ -913,3 +913,23 @@ def test_a_clock_time_or_a_decimal_is_no_clause_break_when_a_value_is_said_uncha
     stored = [Item(key="junior session start", value="Tuesday evenings", kind="date"), Item(key="start Tuesday evenings", value="5:45", kind="time")]
     sentence = read_sentence("The junior session is on Fridays now, 5:45 start as before.", "en", frozenset())
     assert [i.value for i in said_unchanged(sentence, stored)] == ["5:45"]
+
+
+def test_zh_a_reason_naming_the_replaced_place_by_its_last_two_characters_goes() -> None:
+    """小区东门 is 东门 in the reason for moving: the note that keeps it alive goes with it."""
+    text = say("我在小区群里跟了个水果团购，团长是李姐。", "自提点在小区东门，下午四点以后。",
+               "李姐在群里讲了，东门那边要装修，以后都到西门拿。", lang="zh").memory_text()
+    assert "东门" not in text and "西门" in text and "李姐" in text and "下午四点" in text, text
+
+
+def test_a_key_said_this_turn_names_no_replaced_person() -> None:
+    state = say("Our driver for the trip is Kwame.", "Declan Ross is driving instead, Kwame's off sick next Tuesday.")
+    assert "Kwame" not in state.memory_text() and "Declan Ross" in state.memory_text(), state.memory_text()
+    assert any(i.value == "next Tuesday" for i in items(state))
+
+
+def test_a_stored_person_said_with_a_person_of_their_own_in_another_sentence_stays() -> None:
+    """"Freya's lesson with coach Petrakis" gives a person of its own: Freya is not the one the other
+    sentence's new person (Oscar) replaces."""
+    text = say("My daughter Freya Dunn needs a helmet.", "Also gloves for my son Oscar. Freya's lesson with coach Petrakis is Monday at 4:30.").memory_text()
+    assert all(v in text for v in ("Freya Dunn", "Oscar", "Petrakis", "4:30")), text

@@ -122,6 +122,13 @@ class RuleResult:
     said: list[str] = field(default_factory=list)  # what was noted, without discourse words (for the confirmation)
     state: SessionState | None = None  # the state after the update
 
+def _names_word(word: str, text: str) -> bool:
+    """`word` said in `text` as a word of its own (a plural too); Chinese has no spaces between words."""
+    if re.search(r"[\u3400-\u9fff]", word):
+        return word in text
+    return re.search(rf"(?<!\w){re.escape(word)}s?(?!\w)", text) is not None
+
+
 def strip_fillers(text: str) -> str:
     text = text.strip().strip(",，、")
     for _ in range(6):
@@ -510,6 +517,7 @@ class _Place:
     sentence: int
     clause: int
     alone: bool
+    other_kinds: frozenset[str] = frozenset()  # the kinds of the clause's other values
 
 
 def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Place]:
@@ -521,11 +529,14 @@ def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Pla
 
     def where(value: str) -> _Place:
         at = text.lower().find(value.lower())
+        proper = [w_ for w_ in value.split() if w_[:1].isupper()]
+        if at < 0 and len(value.split()) > 1 and proper:
+            at = text.lower().find(proper[0].lower())  # "Isla's lesson" names Isla Brennan (not "on" of "on Elm Street")
         if at < 0:
             return _Place(index, -1, False)
         clause = clause_of(at)
-        others = [v for v in st.values if clause_of(v.start) == clause and v.text.lower() != value.lower()]
-        return _Place(index, clause, not others)
+        others = [v for v in st.values if clause_of(v.start) == clause and v.text.lower() != value.lower() and not v.start <= at < v.end]
+        return _Place(index, clause, not others, frozenset(v.kind for v in others))
 
     return where
 
@@ -606,9 +617,9 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
     stored = w.stored()
     fresh = {id(item) for _, item in added}
 
-    def apart(new_at: _Place, old_at: _Place) -> bool:
+    def apart(new_at: _Place, old_at: _Place, old: Item) -> bool:
         if new_at.sentence != old_at.sentence:
-            return True
+            return old.kind not in old_at.other_kinds  # "Isla's lesson with coach Marchetti ...": a person of its own
         return old_at.clause >= 0 and new_at.clause != old_at.clause and old_at.alone
 
     used: set[int] = set()
@@ -617,7 +628,7 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
             continue  # only a value stored before this turn, not said as unchanged, can be the old one
         news = [
             item for at, item in added
-            if apart(at, old_at) and same_sort(old, item.kind, item.value) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
+            if apart(at, old_at, old) and same_sort(old, item.kind, item.value) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
         ]
         if old.kind == "item":
             news = [n for n in news if choice_class(n.value) == choice_class(old.value)]
@@ -1218,15 +1229,24 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         _belongings_follow(w, [item for _, item in added_at], turn)
     # "He'd rather black. Brown doesn't go with a thing he owns.": a note of this turn that only
     # gives the reason for a change keeps the old value alive; it goes.
-    retired = [norm_key(old) for old in result.retired if norm_key(old)]
+    # 周阿姨 for 阿姨 names the same person more fully: 阿姨 is no replaced word.
+    refined = {c.old for c in result.corrections if norm_key(c.old) and norm_key(c.old) in norm_key(c.new)}
+    retired = [norm_key(old) for old in result.retired if norm_key(old) and old not in refined]
     # "that green's too close to ...": the reason names the replaced "dark green" by its last word.
-    retired += [norm_key(old.split()[-1]) for old in result.retired if len(old.split()) > 1 and len(old.split()[-1]) >= 3 and lang != "zh" and old[:1].islower()]
+    retired += [norm_key(old.split()[-1]) for old in result.retired if old not in refined and len(old.split()) > 1 and len(old.split()[-1]) >= 3 and lang != "zh" and old[:1].islower()]
     # "Charcoal shows every cat hair" for "charcoal grey": a compound colour by either colour.
     retired += [norm_key(part) for old in result.retired if lang != "zh" and len(old.split()) > 1 for part in re.split(r"[- ]", old) if is_colour_word(part)]
     # A person's first name alone names them too ("Carla's abroad that week" for Carla Mendes).
     retired += [norm_key(part) for old in result.retired if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", old) for part in old.split()]
-    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and re.search(rf"(?<!\w){re.escape(r)}s?(?!\w)", norm_key(i.value)) for r in retired)]
+    # 小区东门 is named 东门 in "东门那个点撤了": a Chinese place, time or name by its last two characters.
+    retired += [norm_key(old)[-2:] for old in result.retired if old not in refined and lang == "zh" and len(norm_key(old)) >= 3 and re.fullmatch(r"[\u3400-\u9fff]+", norm_key(old))]
+    reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and _names_word(r, norm_key(i.value)) for r in retired)]
     if reasons:
         w.remove(reasons)
+    for item in result.added:
+        # "Rohan's off to Leeds next month" gave "next month" the key "Rohan's off Leeds": a key of this
+        # turn says no replaced value (what it is about, not who it was).
+        if item.kind != KIND_NOTE and any(r and _names_word(r, norm_key(item.key)) for r in retired):
+            item.key = " ".join(w_ for w_ in re.sub(r"['’]s\b", "", item.key).split() if not any(r and _names_word(r, norm_key(w_)) for r in retired)) if lang != "zh" else item.key
     result.state = bounded(w.state)[0]
     return result
