@@ -933,3 +933,12 @@ def test_a_stored_person_said_with_a_person_of_their_own_in_another_sentence_sta
     sentence's new person (Oscar) replaces."""
     text = say("My daughter Freya Dunn needs a helmet.", "Also gloves for my son Oscar. Freya's lesson with coach Petrakis is Monday at 4:30.").memory_text()
     assert all(v in text for v in ("Freya Dunn", "Oscar", "Petrakis", "4:30")), text
+
+
+def test_an_amount_and_a_half_said_bare_is_a_candidate_for_a_stored_measure() -> None:
+    """"thirteen and a half" said alone may be the new "twelve kilos": a bare amount, not a code."""
+    from sotto.memory.statements import read_sentence
+    from sotto.memory.update import _kind_compatible
+
+    value = next(v for v in read_sentence("Weighed again, thirteen and a half.", "en", frozenset()).values if "half" in v.text)
+    assert _kind_compatible(Item(key="dog weighs", value="twelve kilos", kind="quantity"), value, "en")

@@ -176,7 +176,7 @@ def _is_bare_number(text: str) -> bool:
     if re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()):
         return False  # "二五零八": digits read one by one, a code
     # An amount, with its currency if any ("£400", "six hundred", "two hundred and forty"); not a code.
-    return re.fullmatch(rf"[£$€¥]?(?:\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS}))*|[零〇一二两三四五六七八九十百千万]+)", text.strip(), re.I) is not None
+    return re.fullmatch(rf"[£$€¥]?(?:\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS}))*(?: and a half)?|[零〇一二两三四五六七八九十百千万]+)", text.strip(), re.I) is not None
 
 
 def _same_unit(stored: Item, value: Value, lang: str) -> bool:
