@@ -942,3 +942,10 @@ def test_an_amount_and_a_half_said_bare_is_a_candidate_for_a_stored_measure() ->
 
     value = next(v for v in read_sentence("Weighed again, thirteen and a half.", "en", frozenset()).values if "half" in v.text)
     assert _kind_compatible(Item(key="dog weighs", value="twelve kilos", kind="quantity"), value, "en")
+
+
+def test_a_name_said_after_an_article_does_not_replace_the_latest_person() -> None:
+    """"the Roman baths", "the Aquae tour": capitalised words after an article are things; a cue of
+    change does not make them replace the guide."""
+    text = say("Our tour guide on Saturday is Ibrahim.", "We've swapped the castle for the Roman baths now, the Aquae tour at eleven.").memory_text()
+    assert "Ibrahim" in text and "Aquae" in text and "eleven" in text, text

@@ -1132,7 +1132,11 @@ def _by_key(
     named = [s for s in (mentioned or []) if s in candidates]
     if cued and not adds and named:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
-    if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang):
+    # "Hattie's found somewhere cheaper, the Canal Lodge", "the Olympic distance": a name said after an
+    # article is a thing, and a cue does not make it replace the latest name (often a person, or
+    # another thing the turn does not name).
+    article = lang != "zh" and re.search(r"\b(?:the|a|an)\s+$", statement.text[max(0, v.start - 5): v.start], re.I) is not None
+    if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang) and not (v.kind == KIND_NAME and article):
         people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
         # Said in this very turn, a value is not yet what the user corrects ("I'm 27.5, she's 23.5").
         earlier = [s for s in candidates if s.turn != new_item.turn] if new_item.turn else candidates
