@@ -122,11 +122,17 @@ class RuleResult:
     said: list[str] = field(default_factory=list)  # what was noted, without discourse words (for the confirmation)
     state: SessionState | None = None  # the state after the update
 
+
 def _names_word(word: str, text: str) -> bool:
     """`word` said in `text` as a word of its own (a plural too); Chinese has no spaces between words."""
     if re.search(r"[\u3400-\u9fff]", word):
         return word in text
     return re.search(rf"(?<!\w){re.escape(word)}s?(?!\w)", text) is not None
+
+
+def _without_words(key: str, retired: list[str]) -> str:
+    """An English key without the words that name a retired value ("Rohan's off Leeds" -> "off Leeds")."""
+    return " ".join(word for word in re.sub(r"['’]s\b", "", key).split() if not any(r and _names_word(r, norm_key(word)) for r in retired))
 
 
 def strip_fillers(text: str) -> str:
@@ -1243,10 +1249,10 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and _names_word(r, norm_key(i.value)) for r in retired)]
     if reasons:
         w.remove(reasons)
-    for item in result.added:
+    for item in result.added if lang != "zh" else []:
         # "Rohan's off to Leeds next month" gave "next month" the key "Rohan's off Leeds": a key of this
         # turn says no replaced value (what it is about, not who it was).
         if item.kind != KIND_NOTE and any(r and _names_word(r, norm_key(item.key)) for r in retired):
-            item.key = " ".join(w_ for w_ in re.sub(r"['’]s\b", "", item.key).split() if not any(r and _names_word(r, norm_key(w_)) for r in retired)) if lang != "zh" else item.key
+            item.key = _without_words(item.key, retired)
     result.state = bounded(w.state)[0]
     return result

@@ -181,9 +181,9 @@ def _is_bare_number(text: str) -> bool:
 
 def _same_unit(stored: Item, value: Value, lang: str) -> bool:
     """Counted in the same unit, so one count: 三棵 for 两棵石榴树 (the same measure word), "twenty
-    people" for "eight people", 六个 for 八个人. Not a bare 个 for 四个小时 or 一百五十个 for 五十斤 (个 counts anything),
-    not two prices said in other words ("quid" and "pounds fifty", 块 and 元: may be two things),
-    and not a measure (a 3.3 volt rail beside a 1.6 volt trigger: its key must say so)."""
+    people" for "eight people", 六个 for 八个人. Not a bare 个 for 四个小时 or 一百五十个 for 五十斤 (个
+    counts anything), not two prices said in other words ("quid" and "pounds fifty", 块 and 元: may
+    be two things), and not a measure (a 3.3 volt rail beside a 1.6 volt trigger: its key must say so)."""
     a, b = item_unit(stored, lang), unit_key(value.unit, lang)
     if MONEY_VALUE.search(stored.value) and a != b:
         return False
