@@ -522,8 +522,12 @@ class _Place:
 
     sentence: int
     clause: int
-    alone: bool
     other_kinds: frozenset[str] = frozenset()  # the kinds of the clause's other values
+
+    @property
+    def alone(self) -> bool:
+        """The clause says this value and nothing else."""
+        return self.clause >= 0 and not self.other_kinds
 
 
 def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Place]:
@@ -539,10 +543,10 @@ def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Pla
         if at < 0 and len(value.split()) > 1 and proper:
             at = text.lower().find(proper[0].lower())  # "Isla's lesson" names Isla Brennan (not "on" of "on Elm Street")
         if at < 0:
-            return _Place(index, -1, False)
+            return _Place(index, -1)
         clause = clause_of(at)
         others = [v for v in st.values if clause_of(v.start) == clause and v.text.lower() != value.lower() and not v.start <= at < v.end]
-        return _Place(index, clause, not others, frozenset(v.kind for v in others))
+        return _Place(index, clause, frozenset(v.kind for v in others))
 
     return where
 
