@@ -78,7 +78,7 @@ def test_a_broken_weights_file_leaves_the_rules_working_and_says_so(
         with caplog.at_level("WARNING"):
             assert replace_model.load() is NO_MODEL
             state = say("Order me 12 bags of compost.", "Make it 14 bags.")
-        assert "no usable replace weights" in caplog.text
+        assert "no usable weights" in caplog.text
         assert "14 bags" in state.memory_text() and "12 bags" not in state.memory_text()
     finally:
         replace_model.load.cache_clear()

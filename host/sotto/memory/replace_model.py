@@ -56,14 +56,19 @@ class ReplaceModel:
 NO_MODEL = ReplaceModel(weights={}, bias=0.0, threshold=2.0)
 
 
+def load_weights(path: Path, fallback: ReplaceModel, without: str) -> ReplaceModel:
+    """Weights fitted into `path`; without readable ones, `fallback` (and a warning saying `without`)."""
+    try:
+        return ReplaceModel.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        log.warning("memory: no usable weights in %s (%s: %s); %s", path, type(e).__name__, e, without)
+        return fallback
+
+
 @lru_cache(maxsize=1)
 def load() -> ReplaceModel:
     """The shipped weights; without readable ones the update step runs on its rules alone (and says so once)."""
-    try:
-        return ReplaceModel.from_json(WEIGHTS_FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        log.warning("memory: no usable replace weights in %s (%s: %s); new values no rule places are added", WEIGHTS_FILE, type(e).__name__, e)
-        return NO_MODEL
+    return load_weights(WEIGHTS_FILE, NO_MODEL, "new values no rule places are added")
 
 
 def choose(rows: list[dict[str, float]]) -> int | None:

@@ -18,6 +18,7 @@ from typing import Callable
 
 from sotto.engines.normalize import spelled_words, spoken_codes, spoken_digit_groups
 from sotto.memory import language as L
+from sotto.memory import rejected as _rejected
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
@@ -999,6 +1000,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     """Read one final transcript and update the state by code; `result.state` is the new state."""
     words = " ".join(words.split())[:MAX_WORDS_CHARS]
     lang = lang or detect_lang(words)
+    task_before = state.current_task
     # A code or phone number read digit by digit is written as digits ("six three three oh,
     # one nine four eight" -> "6330 1948"); other number words stay as said.
     words = spelled_words(spoken_codes(spoken_digit_groups(words))) if lang != "zh" else words
@@ -1258,5 +1260,72 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         # turn says no replaced value (what it is about, not who it was).
         if item.kind != KIND_NOTE and any(r and _names_word(r, norm_key(item.key)) for r in retired):
             item.key = _without_words(item.key, retired)
+    _turn_down_things(w, words, turn, lang, task_before)
     result.state = bounded(w.state)[0]
     return result
+
+
+def _without_said(text: str, m: _rejected.Mention, lang: str) -> str:
+    """`text` without the clause that says a mention ("Grill the salmon for Dad and a veggie burger for
+    me" -> "a veggie burger for me"), else without its words and their article."""
+    rest = _without_clause(text, m.said, lang)
+    # A clause that says more than the thing and a word or two keeps the rest of what it says.
+    said_with_it = content_stems(text) - content_stems(rest or "") - content_stems(m.said)
+    if rest is not None and content_stems(rest) and len(said_with_it) <= 2:
+        return re.sub(r"^(?:and|but|so|or)\s+", "", rest, flags=re.I)
+    if lang == "zh":
+        return text.replace(m.said, "").strip(" ，,、")
+    words = text.split()
+    said = [bool(content_stems(word) & m.keys) for word in words]
+    # Its article goes with it ("the salmon"), so no "Grill the for Dad" is left.
+    dropped = [s or (words[i].lower() in ("a", "an", "the", "some", "any") and i + 1 < len(words) and said[i + 1]) for i, s in enumerate(said)]
+    return " ".join(word for word, d in zip(words, dropped) if not d).strip(" ,;")
+
+
+def _turn_down_things(w: _Working, words: str, turn: int, lang: str, task_before: str) -> None:
+    """Stored things the turn says again as the ones that no longer hold (scored by
+    `memory.rejected`): the clauses that said them go, before and in this turn (there, the reason
+    they go)."""
+    result = w.result
+    earlier = [i for i in w.stored() if i.turn < turn]
+    task = w.state.current_task
+    task_item = Item(key="task", value=task, kind=KIND_NOTE, turn=max(0, turn - 1)) if task and task == task_before else None
+    pool = earlier + ([task_item] if task_item is not None else [])
+    found = _rejected.mentions(words, pool, lang)
+    if not found:
+        return
+    earlier_text = " ".join(f"{i.value} {i.key}" for i in pool)
+    changed = bool(result.corrections) or any(d.op == UPDATE for d in result.decisions)
+    rows = [_rejected.features(m, words, earlier_text, lang, rules_changed=changed) for m in found]
+    now_is: dict[int, Item] = {}  # an earlier item, as an earlier mention of the turn left it
+    for m, down in zip(found, _rejected.turned_down(found, rows)):
+        if not down:
+            continue
+        result.retired.append(m.said)
+        now = {id(i) for i in w.stored()}
+        for said_in in m.stored_in:
+            if said_in is task_item:
+                w.state.current_task = _without_said(w.state.current_task, m, lang)
+                continue
+            item = now_is.get(id(said_in), said_in)
+            if id(item) not in now:
+                continue
+            rest = _without_said(item.value, m, lang)
+            if not content_stems(rest) or (item.kind != KIND_NOTE and len(content_stems(rest)) < len(content_stems(item.value)) / 2):
+                w.remove([item])
+                result.removed.append(item)
+                result.decisions.append(Decision(DELETE, None, item, "a thing the turn turns down"))
+            else:
+                now_is[id(said_in)] = Item(key=_without(item.key, m.said, lang), value=rest, kind=item.kind, turn=item.turn)
+                w.replace_item(item, now_is[id(said_in)])
+                result.decisions.append(Decision(UPDATE, None, item, "a thing the turn turns down, its clause left out"))
+        for item in [i for i in w.stored() if i.turn == turn and i.kind == KIND_NOTE and (content_stems(i.value) & m.keys if lang != "zh" else m.said in i.value)]:
+            # This turn's clause that names it gives the reason it goes ("my aunt can't eat lemon").
+            reason_left = _without_clause(item.value, m.said, lang)
+            if reason_left is not None and content_stems(reason_left):
+                w.replace_item(item, Item(key=_without(item.key, m.said, lang), value=reason_left, kind=item.kind, turn=item.turn))
+            else:
+                w.remove([item])
+        for item in w.stored():
+            if content_stems(m.said) & content_stems(item.key):
+                item.key = _without(item.key, m.said, lang)

@@ -909,6 +909,7 @@ SAID_AS_UNCHANGED = "said as unchanged"  # a NOOP that names no value again: the
 # staying at ."): "staying two nights" and "staying at the Hilton" are a stay.
 _STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没错", re.I)
 _STEADY_CLAUSE = re.compile(_STEADY.pattern + r"|\b(?:where|as) (?:it|they) (?:was|were|is|are)\b|\b(?:is|'s|are) the same\b", re.I)
+STEADY_CLAUSE = _STEADY_CLAUSE  # a clause that says a thing is unchanged ("still", "as before", 照旧)
 _TAIL_CUE = re.compile(
     r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
     r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Fit the weights of `sotto.memory.rejected` on memory scripts (the tuning sets).
+
+    python tools/fit_reject_model.py eval/memory/tune eval/memory/tune2 ... [--write] [--folds N]
+
+Every script is read turn by turn with the update step as it is, the rejection step answering
+"keep" while collecting. Each stored thing a turn says again gives one row, labelled by the
+script: 1 when that turn forgets it (and no item still expected says it), else 0. A logistic
+regression (L2) is fitted on the rows; the threshold is the one that gains most turned-down things
+net of wrong ones (a wrong one costs --cost right ones: it loses what the user still means), judged
+on held-out folds of whole scripts over --repeats splits. With --write the weights go to
+host/sotto/memory/reject_weights.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import random
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "host"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fit_replace_model import fit, net_gain  # noqa: E402
+from sotto.memory import rejected  # noqa: E402
+from sotto.memory.evaluation import Script, load_script  # noqa: E402
+from sotto.memory.replace_model import ReplaceModel  # noqa: E402
+from sotto.memory.rules import extract  # noqa: E402
+from sotto.memory.state import SessionState  # noqa: E402
+from sotto.memory.statements import content_stems  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Row:
+    script: str
+    features: dict[str, float]
+    label: int  # 1: the script forgets the thing this turn; 0: an item still expected says it; -1: neither
+    said: str  # the turn's words, for --show
+
+
+def _names(alternatives: list[str], m: rejected.Mention, lang: str) -> bool:
+    if lang == "zh":
+        return any(m.said in a or (len(a) >= 2 and a in m.said) for a in alternatives)
+    return any(content_stems(a) & m.keys for a in alternatives)
+
+
+def collect(script: Script) -> list[Row]:
+    rows: list[Row] = []
+    lang = script.lang or "en"
+    state = SessionState(session_id="fit")
+    alive: list[list[str]] = []
+    asked: list[tuple[list[rejected.Mention], list[dict[str, float]]]] = []
+
+    def answer(found: list[rejected.Mention], features: list[dict[str, float]]) -> list[bool]:
+        asked.append((found, features))
+        return [False] * len(found)  # collect what the step sees when it keeps everything
+
+    original = rejected.turned_down
+    rejected.turned_down = answer  # type: ignore[assignment]
+    try:
+        for number, step in enumerate(script.turns, 1):
+            alive = [a for a in alive if not any(set(a) & set(f) for f in step.forget)] + list(step.remember)
+            asked.clear()
+            state = extract(step.user, state, lang=lang, turn=number).state or state
+            for found, features in asked:
+                for m, row in zip(found, features):
+                    meant = any(_names(a, m, lang) for a in alive)
+                    gone = any(_names(f, m, lang) for f in step.forget) and not meant
+                    rows.append(Row(script.name, row, 1 if gone else 0 if meant else -1, f"{m.said!r} in {step.user}"))
+    finally:
+        rejected.turned_down = original  # type: ignore[assignment]
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("dirs", nargs="+")
+    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cost", type=float, default=3.0, help="a wrong rejection costs this many right ones")
+    parser.add_argument("--unexpected-cost", type=float, default=1.0,
+                        help="what dropping a word nobody expects costs: no value the script tests, but words the user said")
+    parser.add_argument("--show", type=float, default=None, metavar="THRESHOLD", help="print the held-out misses and wrong ones at this threshold")
+    args = parser.parse_args()
+    rows: list[Row] = []
+    for d in args.dirs:
+        for path in sorted(glob.glob(f"{d}/*.json")):
+            rows += collect(load_script(path))
+    names = sorted(rows[0].features)
+    x = np.array([[r.features[n] for n in names] for r in rows])
+    # Trained on every row (a word nobody expects is still no thing to drop); judged, like the
+    # replace step, by what the script expects: dropping a word nobody expects loses no value it tests.
+    y = np.array([max(0, r.label) for r in rows], dtype=float)
+    print(f"{len(rows)} rows, {int(y.sum())} turned down, {sum(r.label == 0 for r in rows)} still meant, {len({r.script for r in rows})} scripts")
+    splits: list[dict[str, list[tuple[float, int, int]]]] = []
+    for repeat in range(args.repeats):
+        scripts = sorted({r.script for r in rows})
+        random.Random(2026 + repeat).shuffle(scripts)
+        fold_of = {s: i % args.folds for i, s in enumerate(scripts)}
+        split: dict[str, list[tuple[float, int, int]]] = {}
+        for k in range(args.folds):
+            train = np.array([fold_of[r.script] != k for r in rows])
+            w, b = fit(x[train], y[train], args.l2)
+            for i, r in enumerate(rows):
+                if not train[i]:
+                    split[str(i)] = [(float(1 / (1 + np.exp(-(x[i] @ w + b)))), r.label, i)]
+        splits.append(split)
+    if args.show is not None:
+        for (score, label, i), in splits[0].values():
+            if (label == 1 and score < args.show) or (label <= 0 and score >= args.show):
+                print(f"{ {1: 'MISS', 0: 'WRONG', -1: 'UNEXPECTED'}[label]} {score:.2f} {rows[i].said}")
+    def dropped(split: dict[str, list[tuple[float, int, int]]], t: float) -> int:
+        return sum(1 for ((score, label, _),) in split.values() if label == -1 and score >= t)
+
+    best = (-1e9, 2.0)
+    for t in [i / 100 for i in range(20, 96)]:
+        gain = sum(right - args.cost * wrong - args.unexpected_cost * dropped(split, t) for split, (right, wrong) in ((split, net_gain(split, t)) for split in splits))
+        if gain > best[0]:
+            best = (gain, t)
+    _, threshold = best
+    right, wrong = (sum(counts) for counts in zip(*(net_gain(split, threshold) for split in splits)))
+    unexpected = sum(dropped(split, threshold) for split in splits)
+    print(f"held-out folds ({args.repeats} splits): threshold {threshold:.2f}: {right} right, {wrong} wrong, {unexpected} words nobody expects dropped")
+    for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+        print(f"   at {t}: right, wrong = {net_gain(splits[0], t)}")
+    w, b = fit(x, y, args.l2)
+    model = ReplaceModel(weights={n: round(float(v), 4) for n, v in zip(names, w)}, bias=round(b, 4), threshold=threshold)
+    for n, v in sorted(model.weights.items(), key=lambda kv: -abs(kv[1])):
+        print(f"   {n:18s} {v:+.3f}")
+    if args.write:
+        rejected.WEIGHTS_FILE.write_text(model.to_json(), encoding="utf-8")
+        print("wrote", rejected.WEIGHTS_FILE)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
