@@ -14,9 +14,6 @@ host/sotto/memory/reject_weights.json.
 
 from __future__ import annotations
 
-import argparse
-import glob
-import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fit_replace_model import fit, net_gain  # noqa: E402
+from fit_replace_model import fit, fit_arguments, held_out_scores, labelled_rows, net_gain, show_and_write  # noqa: E402
 from sotto.memory import rejected  # noqa: E402
-from sotto.memory.evaluation import Script, load_script  # noqa: E402
+from sotto.memory.evaluation import Script  # noqa: E402
 from sotto.memory.replace_model import ReplaceModel  # noqa: E402
 from sotto.memory.rules import extract  # noqa: E402
 from sotto.memory.state import SessionState  # noqa: E402
@@ -79,44 +76,24 @@ def collect(script: Script) -> list[Row]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("dirs", nargs="+")
-    parser.add_argument("--write", action="store_true")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--l2", type=float, default=1.0)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--cost", type=float, default=3.0, help="a wrong rejection costs this many right ones")
+    parser = fit_arguments("a wrong rejection costs this many right ones: it loses a thing the user still means")
     parser.add_argument("--unexpected-cost", type=float, default=1.0,
                         help="what dropping a word nobody expects costs: no value the script tests, but words the user said")
-    parser.add_argument("--show", type=float, default=None, metavar="THRESHOLD", help="print the held-out misses and wrong ones at this threshold")
     args = parser.parse_args()
-    rows: list[Row] = []
-    for d in args.dirs:
-        for path in sorted(glob.glob(f"{d}/*.json")):
-            rows += collect(load_script(path))
-    names = sorted(rows[0].features)
-    x = np.array([[r.features[n] for n in names] for r in rows])
+    rows, names, x, y = labelled_rows(args.dirs, collect)
     # Trained on every row (a word nobody expects is still no thing to drop); judged, like the
     # replace step, by what the script expects: dropping a word nobody expects loses no value it tests.
-    y = np.array([max(0, r.label) for r in rows], dtype=float)
     print(f"{len(rows)} rows, {int(y.sum())} turned down, {sum(r.label == 0 for r in rows)} still meant, {len({r.script for r in rows})} scripts")
-    splits: list[dict[str, list[tuple[float, int, int]]]] = []
-    for repeat in range(args.repeats):
-        scripts = sorted({r.script for r in rows})
-        random.Random(2026 + repeat).shuffle(scripts)
-        fold_of = {s: i % args.folds for i, s in enumerate(scripts)}
-        split: dict[str, list[tuple[float, int, int]]] = {}
-        for k in range(args.folds):
-            train = np.array([fold_of[r.script] != k for r in rows])
-            w, b = fit(x[train], y[train], args.l2)
-            for i, r in enumerate(rows):
-                if not train[i]:
-                    split[str(i)] = [(float(1 / (1 + np.exp(-(x[i] @ w + b)))), r.label, i)]
-        splits.append(split)
+    # Each row is its own group: every mention is turned down or kept on its own score.
+    splits = [
+        {str(i): [(float(scores[i]), r.label, i)] for i, r in enumerate(rows)}
+        for scores in held_out_scores([r.script for r in rows], x, y, np.ones(len(rows), dtype=bool), args.folds, args.repeats, args.l2)
+    ]
     if args.show is not None:
         for (score, label, i), in splits[0].values():
             if (label == 1 and score < args.show) or (label <= 0 and score >= args.show):
                 print(f"{ {1: 'MISS', 0: 'WRONG', -1: 'UNEXPECTED'}[label]} {score:.2f} {rows[i].said}")
+
     def dropped(split: dict[str, list[tuple[float, int, int]]], t: float) -> int:
         return sum(1 for ((score, label, _),) in split.values() if label == -1 and score >= t)
 
@@ -133,11 +110,7 @@ def main() -> int:
         print(f"   at {t}: right, wrong = {net_gain(splits[0], t)}")
     w, b = fit(x, y, args.l2)
     model = ReplaceModel(weights={n: round(float(v), 4) for n, v in zip(names, w)}, bias=round(b, 4), threshold=threshold)
-    for n, v in sorted(model.weights.items(), key=lambda kv: -abs(kv[1])):
-        print(f"   {n:18s} {v:+.3f}")
-    if args.write:
-        rejected.WEIGHTS_FILE.write_text(model.to_json(), encoding="utf-8")
-        print("wrote", rejected.WEIGHTS_FILE)
+    show_and_write(model, rejected.WEIGHTS_FILE, args.write)
     return 0
 
 

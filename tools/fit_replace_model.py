@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import glob
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 import random
 import sys
 from pathlib import Path
@@ -127,39 +127,63 @@ def net_gain(groups: dict[str, list[tuple[float, int, int]]], threshold: float, 
     return right, wrong
 
 
-def main() -> int:
+def held_out_scores(scripts: list[str], x: np.ndarray, y: np.ndarray, fit_on: np.ndarray, folds: int, repeats: int, l2: float) -> list[np.ndarray]:
+    """Each row's score by a model fitted without its script's fold, for each of `repeats` splits
+    of the scripts into `folds` (one split's best threshold is partly luck of which scripts fell
+    together). `scripts[i]` is row i's script; only rows where `fit_on` is true are fitted on."""
+    names = sorted(set(scripts))
+    out: list[np.ndarray] = []
+    for repeat in range(repeats):
+        order = list(names)
+        random.Random(2026 + repeat).shuffle(order)
+        fold_of = {s: i % folds for i, s in enumerate(order)}
+        fold = np.array([fold_of[s] for s in scripts])
+        scores = np.zeros(len(scripts))
+        for k in range(folds):
+            w, b = fit(x[(fold != k) & fit_on], y[(fold != k) & fit_on], l2)
+            held = fold == k
+            scores[held] = 1 / (1 + np.exp(-(x[held] @ w + b)))
+        out.append(scores)
+    return out
+
+
+def fit_arguments(cost_help: str) -> argparse.ArgumentParser:
+    """The options every fit tool takes: the script folders, the folds, the cost of a wrong answer."""
     parser = argparse.ArgumentParser()
     parser.add_argument("dirs", nargs="+")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--repeats", type=int, default=5, help="splits into folds the threshold is chosen over")
-    parser.add_argument("--show", type=float, default=None, metavar="THRESHOLD", help="print the held-out misses at this threshold")
-    parser.add_argument("--cost", type=float, default=3.0, help="a wrong replacement costs this many right ones: it loses a value the user still means for the rest of the talk")
-    args = parser.parse_args()
-    rows: list[Row] = []
-    for d in args.dirs:
+    parser.add_argument("--show", type=float, default=None, metavar="THRESHOLD", help="print the held-out misses and wrong ones at this threshold")
+    parser.add_argument("--cost", type=float, default=3.0, help=cost_help)
+    return parser
+
+
+def labelled_rows(dirs: list[str], collect: Callable[[Script], list[Any]]) -> tuple[list[Any], list[str], np.ndarray, np.ndarray]:
+    """The rows of every script in `dirs`, their feature names, matrix and 0/1 labels (-1 counts as 0)."""
+    rows: list[Any] = []
+    for d in dirs:
         for path in sorted(glob.glob(f"{d}/*.json")):
             rows += collect(load_script(path))
     names = sorted(rows[0].features)
     x = np.array([[r.features[n] for n in names] for r in rows])
     y = np.array([max(0, r.label) for r in rows], dtype=float)
+    return rows, names, x, y
+
+
+def main() -> int:
+    parser = fit_arguments("a wrong replacement costs this many right ones: it loses a value the user still means for the rest of the talk")
+    args = parser.parse_args()
+    rows, names, x, y = labelled_rows(args.dirs, collect)
     known = np.array([r.label >= 0 for r in rows])
     print(f"{len(rows)} rows, {int(y.sum())} positive, {int(known.sum() - y.sum())} negative, {len({r.group for r in rows})} new values, {len({r.script for r in rows})} scripts")
-    # Several splits into folds: one split's best threshold is partly luck of which scripts
-    # fell together; the threshold and margin chosen are the best summed over the splits.
+    # The threshold and margin chosen are the best summed over several splits into folds.
     splits: list[dict[str, list[tuple[float, int, int]]]] = []
-    for repeat in range(args.repeats):
-        scripts = sorted({r.script for r in rows})
-        random.Random(2026 + repeat).shuffle(scripts)
-        fold_of = {s: i % args.folds for i, s in enumerate(scripts)}
+    for scores in held_out_scores([r.script for r in rows], x, y, known, args.folds, args.repeats, args.l2):
         split: dict[str, list[tuple[float, int, int]]] = {}  # group -> (held-out score, label, row index)
-        for k in range(args.folds):
-            train = np.array([fold_of[r.script] != k for r in rows])
-            w, b = fit(x[train & known], y[train & known], args.l2)
-            for i, r in enumerate(rows):
-                if not train[i]:
-                    split.setdefault(r.group, []).append((float(1 / (1 + np.exp(-(x[i] @ w + b)))), r.label, i))
+        for i, r in enumerate(rows):
+            split.setdefault(r.group, []).append((float(scores[i]), r.label, i))
         splits.append(split)
     held = splits[0]
     threshold_shown = args.show
@@ -182,12 +206,17 @@ def main() -> int:
         print(f"   at {t}: right, wrong = {net_gain(held, t, margin)}")
     w, b = fit(x[known], y[known], args.l2)
     model = replace_model.ReplaceModel(weights={n: round(float(v), 4) for n, v in zip(names, w)}, bias=round(b, 4), threshold=threshold, margin=margin)
+    show_and_write(model, replace_model.WEIGHTS_FILE, args.write)
+    return 0
+
+
+def show_and_write(model: replace_model.ReplaceModel, path: Path, write: bool) -> None:
+    """Print the weights, largest first, and write them to `path` when asked."""
     for n, v in sorted(model.weights.items(), key=lambda kv: -abs(kv[1])):
         print(f"   {n:18s} {v:+.3f}")
-    if args.write:
-        replace_model.WEIGHTS_FILE.write_text(model.to_json(), encoding="utf-8")
-        print("wrote", replace_model.WEIGHTS_FILE)
-    return 0
+    if write:
+        path.write_text(model.to_json(), encoding="utf-8")
+        print("wrote", path)
 
 
 if __name__ == "__main__":
