@@ -1312,8 +1312,7 @@ def _turn_down_things(w: _Working, words: str, turn: int, lang: str, task_before
                 continue
             rest = _without_said(item.value, m, lang)
             if not content_stems(rest) or (item.kind != KIND_NOTE and len(content_stems(rest)) < len(content_stems(item.value)) / 2):
-                w.remove([item])
-                result.removed.append(item)
+                w.remove([item])  # not in `result.removed`: that is what the user cancelled, said back to them
                 result.decisions.append(Decision(DELETE, None, item, "a thing the turn turns down"))
             else:
                 now_is[id(said_in)] = Item(key=_without(item.key, m.said, lang), value=rest, kind=item.kind, turn=item.turn)

@@ -810,7 +810,7 @@ def _old_clause_features(s: Item, v: Value, statement: Statement) -> dict[str, f
     return {
         "old_in_own_clause": float(lo <= v.start < hi),
         "old_negated": float(_NEGATOR.search(clause) is not None),
-        "old_kept": float(_STEADY_CLAUSE.search(clause) is not None),
+        "old_kept": float(STEADY_CLAUSE.search(clause) is not None),
         # "Harry's class is Willow", 王奶奶的轮椅: the stored value is whose the new one is.
         "old_owns": float(re.match(r"\w*(?:'s|’s|的)", text[at:at + len(s.value) + 4]) is not None),
     }
@@ -852,9 +852,9 @@ def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
     # "Lettuce spacing's fine", "Pepper's trim is where it was": a clause that gives no value and
     # says a thing is unchanged keeps the value whose key says the most of that thing.
     for clause in re.split(r"[;，；：。!！?？]|[,:.](?!\d)", statement.text):  # not inside "6:30", "1.8", "2,000"
-        if not _STEADY_CLAUSE.search(clause) or any(v.text in clause for v in statement.values if v.kind != KIND_NAME):
+        if not STEADY_CLAUSE.search(clause) or any(v.text in clause for v in statement.values if v.kind != KIND_NAME):
             continue
-        said = content_stems(_STEADY_CLAUSE.sub(" ", clause)) - _KIND_NOUNS
+        said = content_stems(STEADY_CLAUSE.sub(" ", clause)) - _KIND_NOUNS
         scored = [(len((_key_stems(s) | content_stems(s.value)) & said), s) for s in stored if s.kind in VALUE_KINDS and s.kind != KIND_NAME]
         best = max((n for n, _ in scored), default=0)
         if best:
@@ -908,8 +908,8 @@ SAID_AS_UNCHANGED = "said as unchanged"  # a NOOP that names no value again: the
 # "staying" only with the value right after it (a context has its value cut out: "the width's
 # staying at ."): "staying two nights" and "staying at the Hilton" are a stay.
 _STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没错", re.I)
-_STEADY_CLAUSE = re.compile(_STEADY.pattern + r"|\b(?:where|as) (?:it|they) (?:was|were|is|are)\b|\b(?:is|'s|are) the same\b", re.I)
-STEADY_CLAUSE = _STEADY_CLAUSE  # a clause that says a thing is unchanged ("still", "as before", 照旧)
+# A clause that says a thing is unchanged ("still", "as before", 照旧); also read by `memory.rejected`.
+STEADY_CLAUSE = re.compile(_STEADY.pattern + r"|\b(?:where|as) (?:it|they) (?:was|were|is|are)\b|\b(?:is|'s|are) the same\b", re.I)
 _TAIL_CUE = re.compile(
     r"\b(?:ends?|ending)(?: (?:in|with))?\s+$|\blast (?:\w+ )?(?:digits?|numbers?|bit|part|few)(?: (?:is|are|was|were|'s))?\s+$"
     r"|(?:最后|后|末|尾)(?:[一二两三四五六七八九几]位|几位|两个数|数|号)?(?:是|为|应该是)?$"
