@@ -73,10 +73,10 @@ def test_words_said_together_in_one_stored_thing_are_one_mention() -> None:
 def test_what_is_said_around_the_thing_is_read() -> None:
     stored = [Item(key="walls", value="the walls get the sage paint", kind="note", turn=1)]
     (m,) = rejected.mentions("Not the sage, let's do a warm cream.", stored, "en")
-    row = rejected.features(m, "Not the sage, let's do a warm cream.", stored[0].value, "en", rules_changed=False)
+    row = rejected.features(m, "Not the sage, let's do a warm cream.", rejected.stored_words(stored), "en", rules_changed=False)
     assert row["ruled_out_before"] == 1.0 and row["turned_down_shape"] == 1.0 and row["question_clause"] == 0.0
     (m,) = rejected.mentions("Is the sage still fine?", stored, "en")
-    row = rejected.features(m, "Is the sage still fine?", stored[0].value, "en", rules_changed=False)
+    row = rejected.features(m, "Is the sage still fine?", rejected.stored_words(stored), "en", rules_changed=False)
     assert row["question_clause"] == 1.0 and row["kept_clause"] == 1.0 and row["turned_down_shape"] == 0.0
 
 
@@ -84,7 +84,7 @@ def test_the_shipped_weights_name_the_features_the_code_computes() -> None:
     shipped = json.loads(rejected.WEIGHTS_FILE.read_text(encoding="utf-8"))
     stored = [Item(key="dessert", value="a lemon tart", kind="note", turn=1)]
     m = rejected.mentions("No lemon, make it a pear tart.", stored, "en")[0]
-    assert set(shipped["weights"]) == set(rejected.features(m, "No lemon, make it a pear tart.", "a lemon tart", "en", rules_changed=False))
+    assert set(shipped["weights"]) == set(rejected.features(m, "No lemon, make it a pear tart.", rejected.stored_words(stored), "en", rules_changed=False))
     assert 0.0 < shipped["threshold"] < 1.0
 
 

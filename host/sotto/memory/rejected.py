@@ -29,7 +29,8 @@ from sotto.memory.update import STEADY_CLAUSE
 
 WEIGHTS_FILE = Path(__file__).with_name("reject_weights.json")
 
-# The kinds a thing can be stored as; times, dates and amounts are the update rules' own.
+# The kinds a thing can be stored as; times, dates and amounts are the update rules' own. A stored
+# name holds a mention only by a part of it (爷爷 in 刘爷爷): the name itself is a person's.
 _THING_KINDS = frozenset(("name", "place", "item", KIND_NOTE))
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\s(?:but|so|and|because|then)\s|而且|但是|所以|因为")
@@ -126,17 +127,22 @@ def _near(text: str, start: int, end: int, lang: str) -> str:
     return " ".join(before + ["_"] + after)
 
 
-def _new_keys(text: str, earlier_text: str, lang: str) -> set[str]:
-    return content_stems(text) - content_stems(earlier_text)
+def stored_words(stored: list[Item]) -> frozenset[str]:
+    """The content words of what is stored (values and keys): a word not among them is new."""
+    return frozenset(content_stems(" ".join(f"{i.value} {i.key}" for i in stored)))
 
 
-def features(m: Mention, text: str, earlier_text: str, lang: str, *, rules_changed: bool) -> dict[str, float]:
+def _new_keys(text: str, known: frozenset[str]) -> set[str]:
+    return content_stems(text) - known
+
+
+def features(m: Mention, text: str, known: frozenset[str], lang: str, *, rules_changed: bool) -> dict[str, float]:
     """What the turn says around a stored thing it names again (each feature in [0, 1])."""
     left, right = _clause(text, m.start, m.end)
     clause = text[left:right]
     others = text[:left] + " " + text[right:]
-    new_here = _new_keys(clause.replace(m.said, " "), earlier_text, lang)
-    new_elsewhere = _new_keys(others, earlier_text, lang)
+    new_here = _new_keys(clause.replace(m.said, " "), known)
+    new_elsewhere = _new_keys(others, known)
     near = _near(clause, m.start - left, m.end - left, lang)
     head = clause[: m.start - left].strip(" ,，")
     zh = lang == "zh"
@@ -146,13 +152,13 @@ def features(m: Mention, text: str, earlier_text: str, lang: str, *, rules_chang
     alone = not new_here and bool(new_elsewhere)
     # Another clause that gives something new with a cue of change: "so the pizza package", 让他报双摇吧.
     chosen_elsewhere = any(
-        _new_keys(part, earlier_text, lang) and L.has_change_cue(part, lang)
+        _new_keys(part, known) and L.has_change_cue(part, lang)
         for part in re.split(_CLAUSE_END, others) if part.strip()
     )
     # The words said with the thing when it was stored, said again beside something new: the same slot
     # ("chocolate sponge", then "vanilla for the sponge").
     context = set().union(*(content_stems(i.value) | content_stems(i.key) for i in m.stored_in)) - m.keys - content_stems(m.said)
-    new_parts = [part for part in re.split(_CLAUSE_END, others) if part.strip() and _new_keys(part, earlier_text, lang)]
+    new_parts = [part for part in re.split(_CLAUSE_END, others) if part.strip() and _new_keys(part, known)]
     slot_elsewhere = any(content_stems(part) & context for part in new_parts)
     opens = len(head.split()) <= 1 if not zh else len(head) <= 1
     ruled_out_before = (re.search(r"(?:\b(?:not|no|off|skip|without|than|instead of)\s+(?:(?:in|at|on|from|for|with|to|by) )?(?:the |a |an |any |his |her |my |our |their )?|n't\s+(?:\w+\s+)?(?:the |a |any )?)$", before, re.I) is not None

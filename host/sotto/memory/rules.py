@@ -1294,9 +1294,9 @@ def _turn_down_things(w: _Working, words: str, turn: int, lang: str, task_before
     found = _rejected.mentions(words, pool, lang)
     if not found:
         return
-    earlier_text = " ".join(f"{i.value} {i.key}" for i in pool)
+    known = _rejected.stored_words(pool)
     changed = bool(result.corrections) or any(d.op == UPDATE for d in result.decisions)
-    rows = [_rejected.features(m, words, earlier_text, lang, rules_changed=changed) for m in found]
+    rows = [_rejected.features(m, words, known, lang, rules_changed=changed) for m in found]
     now_is: dict[int, Item] = {}  # an earlier item, as an earlier mention of the turn left it
     for m, down in zip(found, _rejected.turned_down(found, rows)):
         if not down:
