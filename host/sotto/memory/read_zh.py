@@ -98,6 +98,10 @@ _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮
 _ZH_ASK_TO_TELL = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|麻烦你?)?(?:给我|帮我|跟我)?(?:告诉我|讲讲|讲一下|讲个|说说|介绍一下|解释一下|推荐一下|推荐|给点建议|出个主意)")
 
 
+# Parts of speech that carry no key: particles, prepositions, conjunctions, adverbs, pronouns, ...
+ZH_NO_KEY_FLAGS = ("u", "p", "c", "d", "r", "y", "e", "x", "q")
+
+
 @functools.lru_cache(maxsize=8192)
 def _zh_content_words(run: str) -> frozenset[str]:
     """The words of a Chinese run that can carry a key: 一等奖 and 二等奖 are different words
@@ -108,7 +112,7 @@ def _zh_content_words(run: str) -> frozenset[str]:
             continue
         if len(word) < 2 and flag[:1] != "n":
             continue  # a single character carries a key only as a noun (弟); 吃, 寄 are said of everything
-        if flag[:1] in ("u", "p", "c", "d", "r", "y", "e", "x", "q") or (flag[:1] == "m" and re.search(r"[零〇一二两三四五六七八九十百千万\d几半]", word)):
+        if flag[:1] in ZH_NO_KEY_FLAGS or (flag[:1] == "m" and re.search(r"[零〇一二两三四五六七八九十百千万\d几半]", word)):
             continue  # particles, prepositions, adverbs, pronouns, numerals: no key (大碗, tagged a numeral, is a thing)
         out.add(word)
     return frozenset(out)

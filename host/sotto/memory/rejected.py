@@ -21,11 +21,12 @@ from pathlib import Path
 
 from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, Item
-from sotto.memory.read_zh import zh_words
+from sotto.memory.read_zh import ZH_NO_KEY_FLAGS, zh_words
 from sotto.memory.replace_model import NO_MODEL, ReplaceModel, load_weights
 from sotto.memory.statements import content_stems
 from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, stem
 from sotto.memory.update import STEADY_CLAUSE
+from sotto.memory.values import clause_starts
 
 WEIGHTS_FILE = Path(__file__).with_name("reject_weights.json")
 
@@ -33,13 +34,13 @@ WEIGHTS_FILE = Path(__file__).with_name("reject_weights.json")
 # name holds a mention only by a part of it (爷爷 in 刘爷爷): the name itself is a person's.
 _THING_KINDS = frozenset(("name", "place", "item", KIND_NOTE))
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-_CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\s(?:but|so|and|because|then)\s|而且|但是|所以|因为")
+_SENTENCE_END = re.compile(r"[.!?](?!\d)|[。！？]")
 # Closed-class words the shared stopword list leaves in (prepositions, determiners, pronouns).
 _EN_FUNCTION_WORDS = frozenset(
     """under above below behind beside between through across along around any some every each either neither both
     all none ours yours theirs hers his mine myself ourselves itself anything something nothing everything""".split()
 )
-_ZH_SKIP_FLAGS = ("u", "p", "c", "d", "r", "y", "e", "x", "q", "m")
+_ZH_SKIP_FLAGS = ZH_NO_KEY_FLAGS + ("m",)  # numerals too: amounts are the update rules' own
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,16 @@ def mentions(text: str, earlier: list[Item], lang: str) -> list[Mention]:
     return found
 
 
-def _clause(text: str, start: int, end: int) -> tuple[int, int]:
-    left = max((m.end() for m in _CLAUSE_END.finditer(text, 0, start)), default=0)
-    right = next((m.start() for m in _CLAUSE_END.finditer(text, end)), len(text))
-    return left, right
+def _clauses(text: str, lang: str) -> list[tuple[int, int]]:
+    """The spans of the turn's clauses: its sentences, each cut by `values.clause_starts`."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        sentence = text[at:end]
+        starts = clause_starts(sentence, lang) + [len(sentence)]
+        spans += [(at + a, at + b) for a, b in zip(starts, starts[1:]) if sentence[a:b].strip(" ,，;；.。!！?？")]
+        at = end
+    return spans
 
 
 def _near(text: str, start: int, end: int, lang: str) -> str:
@@ -138,9 +145,11 @@ def _new_keys(text: str, known: frozenset[str]) -> set[str]:
 
 def features(m: Mention, text: str, known: frozenset[str], lang: str, *, rules_changed: bool) -> dict[str, float]:
     """What the turn says around a stored thing it names again (each feature in [0, 1])."""
-    left, right = _clause(text, m.start, m.end)
+    spans = _clauses(text, lang)
+    left, right = next(((a, b) for a, b in spans if a <= m.start < b), (0, len(text)))
     clause = text[left:right]
-    others = text[:left] + " " + text[right:]
+    other_clauses = [text[a:b] for a, b in spans if (a, b) != (left, right)]
+    others = " ".join(other_clauses)
     new_here = _new_keys(clause.replace(m.said, " "), known)
     new_elsewhere = _new_keys(others, known)
     near = _near(clause, m.start - left, m.end - left, lang)
@@ -148,17 +157,16 @@ def features(m: Mention, text: str, known: frozenset[str], lang: str, *, rules_c
     zh = lang == "zh"
     before = text[max(0, m.start - 12): m.start] if not zh else text[max(0, m.start - 1): m.start]
     after = text[m.end: m.end + 14] if not zh else text[m.end: m.end + 4]
-    stored_words = min((len(content_stems(i.value)) for i in m.stored_in), default=0)
+    stored_size = min((len(content_stems(i.value)) for i in m.stored_in), default=0)
     alone = not new_here and bool(new_elsewhere)
     # Another clause that gives something new with a cue of change: "so the pizza package", 让他报双摇吧.
     chosen_elsewhere = any(
-        _new_keys(part, known) and L.has_change_cue(part, lang)
-        for part in re.split(_CLAUSE_END, others) if part.strip()
+        _new_keys(part, known) and L.has_change_cue(part, lang) for part in other_clauses
     )
     # The words said with the thing when it was stored, said again beside something new: the same slot
     # ("chocolate sponge", then "vanilla for the sponge").
     context = set().union(*(content_stems(i.value) | content_stems(i.key) for i in m.stored_in)) - m.keys - content_stems(m.said)
-    new_parts = [part for part in re.split(_CLAUSE_END, others) if part.strip() and _new_keys(part, known)]
+    new_parts = [part for part in other_clauses if _new_keys(part, known)]
     slot_elsewhere = any(content_stems(part) & context for part in new_parts)
     opens = len(head.split()) <= 1 if not zh else len(head) <= 1
     ruled_out_before = (re.search(r"(?:\b(?:not|no|off|skip|without|than|instead of)\s+(?:(?:in|at|on|from|for|with|to|by) )?(?:the |a |an |any |his |her |my |our |their )?|n't\s+(?:\w+\s+)?(?:the |a |any )?)$", before, re.I) is not None
@@ -168,8 +176,9 @@ def features(m: Mention, text: str, known: frozenset[str], lang: str, *, rules_c
     ruled_out_clause = L.rules_out(clause.replace(m.said, " "), lang)
     asks = re.match(r"[^.!?。！？]*[?？]", text[m.end:]) is not None  # the sentence that says it asks
     kept = STEADY_CLAUSE.search(clause) is not None
+    additive = L.has_additive(clause, lang)
     # The whole shape at once: ruled out where it is said, something new said, not asked, not kept.
-    shape = (ruled_out_before or ruled_out_after or ruled_out_clause) and bool(new_here or new_elsewhere) and not asks and not kept and not L.has_additive(clause, lang)
+    shape = (ruled_out_before or ruled_out_after or ruled_out_clause) and bool(new_here or new_elsewhere) and not asks and not kept and not additive
     return {
         "turned_down_shape": float(shape),
         "slot_elsewhere": float(slot_elsewhere),
@@ -177,13 +186,13 @@ def features(m: Mention, text: str, known: frozenset[str], lang: str, *, rules_c
         "ruled_out_before": float(ruled_out_before),
         "ruled_out_after": float(ruled_out_after),
         "alone_new_elsewhere": float(alone),
-        "short_stored": float(stored_words <= 3),
+        "short_stored": float(stored_size <= 3),
         "chosen_elsewhere": float(chosen_elsewhere),
         "zh": float(zh),
         "ruled_out_near": float(L.rules_out(near, lang)),
         "ruled_out_clause": float(ruled_out_clause),
         "kept_clause": float(kept),
-        "additive_clause": float(L.has_additive(clause, lang)),
+        "additive_clause": float(additive),
         "cue_turn": float(L.has_change_cue(text, lang)),
         "strong_cue_turn": float(L.has_strong_cue(text, lang)),
         "cue_clause": float(L.has_change_cue(clause.replace(m.said, " "), lang)),
