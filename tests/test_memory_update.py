@@ -633,8 +633,11 @@ def test_a_tie_goes_to_the_likeliest_stored_value_only_with_a_lead(monkeypatch: 
     assert "4:50" in text and kept in text and replaced not in text, text
 
 
-def test_the_likeliest_needs_the_margin() -> None:
+def test_the_likeliest_needs_the_margin(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sotto.memory import replace_model
     from sotto.memory.update import _likeliest
+
+    monkeypatch.setattr(replace_model, "load", lambda: _fake_model({}))  # the fake's margin is 0.1, whatever the fit chose
 
     a, b = Item(key="", value="a", kind="time", turn=1), Item(key="", value="b", kind="time", turn=2)
     assert _likeliest([a, b], lambda pool: [0.9, 0.3]) is a

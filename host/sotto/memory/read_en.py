@@ -21,7 +21,7 @@ from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
 from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans, without_appositive_roles, spelled_again
 from sotto.text.questions import asks
 
-_NUM_WORD = rf"(?:{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
+_NUM_WORD = rf"(?:an? (?:hundred|thousand)(?: and (?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)?|{EN_NUMBER_WORDS}|a dozen|a couple of|a couple|a few|a pair of)"
 _NUM = rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:[.,]\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]|(?<=hundred) and |(?<=thousand) and )(?:{EN_NUMBER_WORDS}|thousand|million))*)(?: dozen)?"
 _AMPM = r"(?:a\.?m\.?|p\.?m\.?)(?![a-z])"
 _EN_TIME = re.compile(
@@ -230,6 +230,7 @@ _EN_NEGATED_AFTER = re.compile(
     r"|(?:is|was|'s|’s|are|were)\s+(?:last year(?:'s)?|the year before|from last year|the old \w+|an old \w+|the previous \w+|out of date|outdated|last season(?:'s)?))\b",  # "Eighty-five was last year": the old value
     re.I,
 )
+_EN_COUNTED_STATE = re.compile(r"(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:booked|taken|full|busy)", re.I)
 _EN_REQUEST = re.compile(
     r"^(?:can|could|would|will) you\b|^(?:can|could|may) (?:i|we) (?:also |just |please )?(?:have|get|book|add|order|change|move|make|switch|do|go|try|push|swap)\b"
     r"|^(?:is|would|could|will|can) .{1,60}\b(?:possible|ok|okay|available|free|fine|doable|alright|all right|work)\b"
@@ -270,7 +271,8 @@ def _en_is_question(sentence: str) -> bool:
 
 
 # Words before a number that are not a thing it numbers ("Plus one roll", "Maybe two").
-_NOT_THINGS = frozenset("plus minus just only about around roughly maybe perhaps another nearly almost over under exactly".split())
+# Prepositions are no things: "open till 9" is a time, not item "till" number 9.
+_NOT_THINGS = frozenset("plus minus just only about around roughly maybe perhaps another nearly almost over under exactly till til until before after past via".split())
 _UNIT_STOP = frozenset(
     "am pm a.m. p.m. o'clock oclock of at on in for to and or the a an more extra is are was were will would so now then "
     "instead please thanks too as well people's once twice thrice times daily altogether total all overall "
@@ -298,6 +300,9 @@ def _en_quantity(m: re.Match[str], text: str) -> tuple[int, str] | None:
         return None
     if first_raw[:1].isupper() or len(first.removesuffix("'s").removesuffix("’s")) < 2 or first.endswith("ed"):
         return None  # "2270 C", "two r's": a code or a letter, not a counted thing
+    after_first = re.split(r"[\s-]", unit)[1].lower() if len(re.split(r"[\s-]", unit)) > 1 else ""
+    if first.endswith("ing") and not re.match(r"(?:one|an?|1)\s", m.group(0), re.I) and not (after_first.endswith("s") and after_first not in _UNIT_STOP and after_first not in EN_STOPWORDS):
+        return None  # "down to 220 seeing as ...", "40 running the stalls": a verb, not what is counted ("eight folding chairs" is)
     if first == "of" and unit.lower() not in ("of us", "of them"):
         return None  # "one of the guests": a person, not a count
     if re.match(r"(?:half\s+)?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", m.group(0), re.I) and (
@@ -549,7 +554,10 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         pm = re.search(r"\b(at|on|in|from|to|by|for|until|till|around|near|with)\s+(?:the\s+)?$", before, re.I)
         if pm and not v.prep:
             v.prep = pm.group(1).lower()
-        if _EN_NEGATED_BEFORE.search(before[-30:]) or _EN_NEGATED_AFTER.match(text[v.end:]):
+        after = _EN_NEGATED_AFTER.match(text[v.end:])
+        if after and v.kind == KIND_QUANTITY and _EN_COUNTED_STATE.fullmatch(after.group(0).strip()):
+            after = None  # "Twelve stalls are booked": what the counted things are, not a count turned down
+        if _EN_NEGATED_BEFORE.search(before[-30:]) or after:
             v.negated = True
         elif _EN_FROM_TO.search(before[-12:]) and re.match(r"^\s+(?:to|until|till)\b", text[v.end:], re.I):
             v.maybe_old = True

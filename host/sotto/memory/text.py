@@ -50,13 +50,15 @@ def stem(word: str) -> str:
     match a key said two ways, never shown to anyone."""
     word = word.lower()
     for suffix in ("ings", "ing", "ers", "er", "ed", "ies", "es", "s", "ly"):
+        if suffix == "s" and word.endswith("ss"):
+            break  # "mattress", "glass": no plural to fold
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             word = word[: -len(suffix)]
             if suffix == "ies":
                 word += "y"
             break
-    if len(word) > 4 and word.endswith("e"):
-        word = word[:-1]  # "courgette" and "courgettes" are one stem
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]  # "courgette" and "courgettes", "tube" and "tubes" are one stem
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
         word = word[:-1]  # "stopp(ed)" -> "stop"
     return word

@@ -112,6 +112,8 @@ def number_of(text: str) -> float | None:
         return float(value) if value is not None else None
     if re.match(r"(?:a |one )?dozen\b", t, re.I):
         return 12.0
+    if re.match(r"an? (?:hundred|thousand)\b", t, re.I):
+        t = "one" + t[t.index(" "):]  # "a thousand points": one thousand
     more = re.match(r"(?:another|an? extra|an additional|one extra)\s+", t, re.I)
     if more:
         return number_of(t[more.end():]) or 1.0  # "another grown-up": one more; "another eight people": eight
@@ -157,12 +159,16 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
                 return True  # "two microseconds a division" after "500 nanoseconds per division": one measure, rescaled
             if value.unit == "people" and a in EN_PEOPLE_NOUNS:
                 return True  # "we've got twenty-two coming" counts the "fifteen kids"
+            if value.unit == "people" and not item_unit_words(Item(key="", value=value.text, kind=KIND_QUANTITY)) and a and not _dimension(a) and not MONEY_VALUE.search(stored.value):
+                return True  # "we're down to 312" after "340 hens": a total said without its noun may count anything counted
             if a and b and len(b.split()) == 1 and a.split()[-1] == b:
                 return True  # "three pizzas" counts the "two large pizzas"; "adult bikes" and "child bikes" stay apart
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
     bare = {KIND_NUMBER, KIND_QUANTITY}
     if value.kind == KIND_NUMBER and stored.kind in bare:
+        if stored.kind == KIND_QUANTITY and MONEY_VALUE.search(value.text) and not MONEY_VALUE.search(stored.value) and item_unit(stored, lang):
+            return False  # "the quote was £650" prices something; it is not the "4 metres" of the tree
         decimal = re.match(r"\d+\.\d", value.text) is not None
         if decimal != (re.match(r"\d+\.\d", stored.value) is not None):
             return False  # "0.12" is a measure, not a count of "one enclosure"
@@ -170,6 +176,25 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if value.kind == KIND_QUANTITY and stored.kind == KIND_NUMBER:
         return _is_bare_number(stored.value)
     return False
+
+
+def _other_count(stored: Item, value: Value, lang: str) -> bool:
+    """Both count things (not measures, not money, not relative), under nouns that differ."""
+    if not (stored.kind == value.kind == KIND_QUANTITY) or value.delta or not value.unit:
+        return False
+    a, b = item_unit(stored, lang), unit_key(value.unit, lang)
+    if not a or a == b or _dimension(a) or _dimension(b) or MONEY_VALUE.search(stored.value) or MONEY_VALUE.search(value.text):
+        return False
+    return number_of(stored.value) is not None and number_of(value.text) is not None
+
+
+def _alone_in_clause(v: Value, statement: Statement) -> bool:
+    """A count that is its whole clause, the sentence's first value, and no price: the total the
+    sentence arrives at ("我表弟也要去，四个人"), not one of a list ("标准模式，六十度" after 七号机)."""
+    if MONEY_VALUE.search(v.text) or any(o.start < v.start for o in statement.values):
+        return False
+    lo, hi = clause_at(statement.text, v.start, statement.lang)
+    return statement.text[lo:hi].strip(" ,，。.!?！？、;；:：") == v.text
 
 
 def _is_bare_number(text: str) -> bool:
@@ -537,13 +562,17 @@ def decide_values(
             before = [s for s in (earlier_names or []) + here if s in candidates and _titled(s.value) == _titled(v.text) and not is_role_word(s.value)]
             if before:
                 decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
-        last_of_kind = v.kind not in later_kinds and not any(o.kind == v.kind and o.start > v.start and not o.negated for o in statement.values)
+        # A change said after it ("Eleven bags, my sister's bringing two more") is how the total came about, no other value.
+        last_of_kind = v.kind not in later_kinds and not any(o.kind == v.kind and o.start > v.start and not o.negated and not o.delta for o in statement.values)
         if decision is None and last_of_kind:
             # No rule placed it: the stored value the fitted model finds likeliest to be changed, if likely
             # enough. Not while the turn still gives a value of its kind ("the 14th is a Sunday, isn't
             # it. I meant Monday the 15th."): the rules read that one first. Never a thing the rules
             # know is another of its sort: 无铅 beside 有铅, "Hive two" after "Hive one".
-            pool = [] if _fresh_subject(statement, stored) else [s for s in candidates if (s.turn != turn or not turn) and not _sibling_of(s, v, statement)]
+            # Counts of another noun are weighed too ("85 headsets" after "60 headphones", "Eleven bags"
+            # after "nine suitcases"): the words for one thing vary; the fitted weights say how far to trust it.
+            other_nouns = [s for s in current if id(s) in stored_ids and s not in candidates and s not in steady and _other_count(s, v, lang)]
+            pool = [] if _fresh_subject(statement, stored) else [s for s in candidates + other_nouns if (s.turn != turn or not turn) and not _sibling_of(s, v, statement)]
             changed_beside = any(d.op == UPDATE for d in out.decisions)  # another value of the sentence already changed
             replaced_now = list(earlier_replaced or []) + [d.target for d in out.decisions if d.op == UPDATE and d.target is not None]
             rows = [replace_features(v, s, statement, turn, pool, stored, mentioned + alone + said_again, changed_beside, replaced_now) for s in pool]
@@ -743,6 +772,7 @@ def replace_features(
         "same_kind": float(s.kind == v.kind),
         "same_shape": float(_amount_shape(s.value, s.kind, lang) == _amount_shape(v.text, v.kind, lang)),
         "same_unit": float(v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and bool(v.unit) and item_unit(s, lang) == unit_key(v.unit, lang)),
+        "other_noun": float(not _kind_compatible(s, v, lang) and _other_count(s, v, lang)),
         "same_date_shape": float(v.kind == KIND_DATE and s.kind == KIND_DATE and _date_shape(s.value) == _date_shape(v.text)),
         "key_own": float(min(2, len(keys & own))),
         "key_frame": float(min(2, len(keys & statement.frame_keys))),
@@ -1107,7 +1137,8 @@ def _by_key(
     # A total said after an addition is the new count, not another one: "the shower tray wants
     # doing as well, so two tubes", 小姑一家也过来，这样就十五个人了, 菜也加到十个.
     total = _TOTAL_BEFORE.search(statement.text[max(0, v.start - 24): v.start]) is not None or (
-        lang == "zh" and v.kind == KIND_QUANTITY and statement.text[v.end: v.end + 1] in ("了", "啦"))  # 又过来俩，二十四个人了: the count now
+        lang == "zh" and v.kind == KIND_QUANTITY and statement.text[v.end: v.end + 1] in ("了", "啦")) or (  # 又过来俩，二十四个人了: the count now
+        v.kind == KIND_QUANTITY and _alone_in_clause(v, statement))  # 我表弟也要去，四个人: the count said alone is the total
     adds = statement.additive and not statement.change_cue and not total
     if overlap > 0:
         if adds:
