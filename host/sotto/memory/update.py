@@ -1598,7 +1598,8 @@ def _qualified_apart(v: Value, target: Item, statement: Statement) -> bool:
     if not v.qualifiers:
         return False
     key = target.key.lower() + " " + target.value.lower()
-    return any(q.lower() not in key for q in v.qualifiers)
+    # "this week she finishes at 5:15": the period the talk is in is when the change holds, no other day.
+    return any(q.lower() not in key and not _PRESENT_PERIOD.fullmatch(q.strip()) for q in v.qualifiers)
 
 
 # Keys that only name the kind of value ("the time is ...", 时间改到...): no key of their own.
