@@ -221,7 +221,7 @@ _EN_NEGATED_BEFORE = re.compile(
 )  # "he can't do the ninth", "it's full on the ninth", "she's working that Saturday": the value ruled out
 # "from 6 to 7": the first names the old value only when it is stored (else a route: "from Denver to Austin").
 _EN_FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
-_EN_NEGATED_AFTER = re.compile(
+EN_NEGATED_AFTER = re.compile(
     r"^(?:\s+(?:car park|shop|office|branch|room|hall|site|venue|place|one))?\s*(?:(?:is|was|'s|’s|are|were)?\s*(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|isn't|is not|wasn't|is no longer)"
     r"|(?:shuts|closes|floods|has closed|is closing|'s closing|is shutting|has shut|sold out|has sold out|'s sold out|is sold out|ran out|has run out|'s run out)\b"
     r"|(?:is|was|'s|’s|are|were)\s+(?:\w+ )?(?:wrong|out|off|cancelled|canceled|no good|not right|tricky|difficult|hard|bad|impossible|on leave|off sick|sick|ill|lame|injured|hurt|poorly|unwell|closed|shut|being (?:resurfaced|repaired|renovated|refurbished|rebuilt|painted|redone)|away|abroad|on holiday|on vacation|travelling|traveling|unavailable|not available|not around|not coming|double[- ]booked|snug|tight|too small|too big|too short|too long|not enough|"
@@ -554,7 +554,7 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         pm = re.search(r"\b(at|on|in|from|to|by|for|until|till|around|near|with)\s+(?:the\s+)?$", before, re.I)
         if pm and not v.prep:
             v.prep = pm.group(1).lower()
-        after = _EN_NEGATED_AFTER.match(text[v.end:])
+        after = EN_NEGATED_AFTER.match(text[v.end:])
         if after and v.kind == KIND_QUANTITY and _EN_COUNTED_STATE.fullmatch(after.group(0).strip()):
             after = None  # "Twelve stalls are booked": what the counted things are, not a count turned down
         if _EN_NEGATED_BEFORE.search(before[-30:]) or after:

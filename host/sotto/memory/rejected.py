@@ -21,7 +21,8 @@ from pathlib import Path
 
 from sotto.memory import language as L
 from sotto.memory.items import KIND_NOTE, Item
-from sotto.memory.read_zh import ZH_NO_KEY_FLAGS, zh_words
+from sotto.memory.read_en import EN_NEGATED_AFTER
+from sotto.memory.read_zh import ZH_NEGATED_AFTER, ZH_NO_KEY_FLAGS, zh_words
 from sotto.memory.replace_model import NO_MODEL, ReplaceModel, load_weights
 from sotto.memory.statements import content_stems
 from sotto.memory.text import EN_STOPWORDS, ZH_FUNCTION_CHARS, stem
@@ -173,6 +174,8 @@ def features(m: Mention, text: str, known: frozenset[str], lang: str, *, rules_c
                         if not zh else re.search(r"[不没别]$", before) is not None)
     ruled_out_after = (re.match(r"(?:'s|’s| is| are| was| were)?\s*(?:off|out|gone|not|too|no\b|n't)|\s*(?:can't|won't|doesn't|don't|isn't|aren't|wasn't|didn't)", after, re.I) is not None
                        if not zh else re.match(r"(?:的|那[个家班边种款位])?(?:[不没太别]|来不了|卖完|用完)", after) is not None)
+    # What the reader takes as a value ruled out when said after it ("'s fully booked", 排满了, 改成).
+    ruled_out_after = ruled_out_after or (ZH_NEGATED_AFTER if zh else EN_NEGATED_AFTER).match(text[m.end:]) is not None
     ruled_out_clause = L.rules_out(clause.replace(m.said, " "), lang)
     asks = re.match(r"[^.!?。！？]*[?？]", text[m.end:]) is not None  # the sentence that says it asks
     kept = STEADY_CLAUSE.search(clause) is not None

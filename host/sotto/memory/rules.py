@@ -22,8 +22,8 @@ from sotto.memory import rejected as _rejected
 from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
-from sotto.memory.read_en import _EN_NEGATED_AFTER, _is_name_word, is_colour_word
-from sotto.memory.read_zh import _ZH_NEGATED_AFTER
+from sotto.memory.read_en import EN_NEGATED_AFTER, _is_name_word, is_colour_word
+from sotto.memory.read_zh import ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
@@ -563,7 +563,7 @@ def _person_ruled_out(text: str, stored: list[Item], lang: str) -> list[Value]:
         return []
     after = text[m.end():]
     after = re.sub(r"^(?:临时|突然|这次|那天|也)+", "", after) if lang == "zh" else after
-    if not (_ZH_NEGATED_AFTER if lang == "zh" else _EN_NEGATED_AFTER).match(after):
+    if not (ZH_NEGATED_AFTER if lang == "zh" else EN_NEGATED_AFTER).match(after):
         return []
     people = [i for i in stored if i.kind == "name" and not is_role_word(i.value)]
     if not people:
