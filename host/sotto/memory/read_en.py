@@ -300,7 +300,8 @@ def _en_quantity(m: re.Match[str], text: str) -> tuple[int, str] | None:
         return None
     if first_raw[:1].isupper() or len(first.removesuffix("'s").removesuffix("’s")) < 2 or first.endswith("ed"):
         return None  # "2270 C", "two r's": a code or a letter, not a counted thing
-    after_first = re.split(r"[\s-]", unit)[1].lower() if len(re.split(r"[\s-]", unit)) > 1 else ""
+    unit_words = re.split(r"[\s-]", unit)
+    after_first = unit_words[1].lower() if len(unit_words) > 1 else ""
     if first.endswith("ing") and not re.match(r"(?:one|an?|1)\s", m.group(0), re.I) and not (after_first.endswith("s") and after_first not in _UNIT_STOP and after_first not in EN_STOPWORDS):
         return None  # "down to 220 seeing as ...", "40 running the stalls": a verb, not what is counted ("eight folding chairs" is)
     if first == "of" and unit.lower() not in ("of us", "of them"):
