@@ -78,3 +78,10 @@ def test_a_count_of_another_noun_is_weighed_by_the_fitted_step(monkeypatch: pyte
     monkeypatch.setattr(replace_model, "load", lambda: fake)
     text = say("We're hiring 60 headphones for the silent disco.", "More people are coming, we'll need 85 headsets.").memory_text()
     assert "85 headsets" in text and ("60 headphones" not in text) == replaced, text
+
+
+def test_a_value_is_about_what_its_turn_said() -> None:
+    # The 8:10's own clause says only where and when; its turn says what it is for (the blood test).
+    text = say("The scan is booked for the 12th, 7:50 in the evening.", "Dr Shah wants a blood test first, at the health centre on Thursday at 8:10.",
+               "The nurse is off sick, so the blood test's at 8:45 now.").memory_text()
+    assert "8:45" in text and "8:10" not in text and "7:50" in text, text

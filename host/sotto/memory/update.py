@@ -188,6 +188,13 @@ def _other_count(stored: Item, value: Value, lang: str) -> bool:
     return number_of(stored.value) is not None and number_of(value.text) is not None
 
 
+def _said_with(item: Item, notes: list[Item]) -> set[str]:
+    """The content words of the notes of the turn a value was said in: what that turn was about."""
+    if not item.turn:
+        return set()
+    return set().union(*(content_stems(n.value) for n in notes if n.turn == item.turn)) - content_stems(item.value)
+
+
 def _alone_in_clause(v: Value, statement: Statement) -> bool:
     """A count that is its whole clause, the sentence's first value, and no price: the total the
     sentence arrives at ("我表弟也要去，四个人"), not one of a list ("标准模式，六十度" after 七号机)."""
@@ -273,6 +280,7 @@ def decide_values(
     later_kinds: frozenset[str] = frozenset(),
     earlier_replaced: list[Item] | None = None,
     earlier_out: list[Item] | None = None,
+    notes: list[Item] | None = None,
 ) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
 
@@ -280,8 +288,10 @@ def decide_values(
     value of their own ("Friday's tricky after all. Is Saturday possible?"). `turn_steady`:
     stored values any sentence of the turn says are unchanged ("The width's staying at 3").
     `later_kinds`: the kinds of the values later sentences of the turn give. `earlier_replaced`:
-    stored values earlier sentences of the turn replaced."""
+    stored values earlier sentences of the turn replaced. `notes`: the stored notes, whose words say
+    what the values said in their turn were about."""
     out = ValueUpdate()
+    said_with = {id(s): _said_with(s, notes or []) for s in stored}
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
     maybe = [v for v in statement.values if v.maybe_old and any(same_value(s, v.text) for s in stored)]
@@ -548,10 +558,10 @@ def decide_values(
             def likelihood(pool: list[Item], v: Value = v) -> list[float]:
                 changed = any(d.op == UPDATE for d in out.decisions)
                 said = mentioned + alone + said_again
-                return [replace_model.score(replace_features(v, s, statement, turn, pool, stored, said, changed, replaced_so_far)) for s in pool]
+                return [replace_model.score(replace_features(v, s, statement, turn, pool, stored, said, changed, replaced_so_far, said_with)) for s in pool]
 
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, [s for s in mentioned + alone if s in current], fresh=_fresh_subject(statement, stored), relabelled=relabelled,
-                               earlier_text=earlier_text, steady=steady, likelihood=likelihood)
+                               earlier_text=earlier_text, steady=steady, likelihood=likelihood, said_with=said_with)
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
             # in the same turn: the new one takes the place of the one named. Within one sentence
@@ -575,7 +585,7 @@ def decide_values(
             pool = [] if _fresh_subject(statement, stored) else [s for s in candidates + other_nouns if (s.turn != turn or not turn) and not _sibling_of(s, v, statement)]
             changed_beside = any(d.op == UPDATE for d in out.decisions)  # another value of the sentence already changed
             replaced_now = list(earlier_replaced or []) + [d.target for d in out.decisions if d.op == UPDATE and d.target is not None]
-            rows = [replace_features(v, s, statement, turn, pool, stored, mentioned + alone + said_again, changed_beside, replaced_now) for s in pool]
+            rows = [replace_features(v, s, statement, turn, pool, stored, mentioned + alone + said_again, changed_beside, replaced_now, said_with) for s in pool]
             chosen = replace_model.choose(rows)
             if chosen is not None:
                 decision = Decision(UPDATE, new_item, pool[chosen], "the value it most likely replaces (fitted weights)")
@@ -753,7 +763,7 @@ def _said_before_shift(s: Item, shift: Value, statement: Statement, olds: list[V
 
 def replace_features(
     v: Value, s: Item, statement: Statement, turn: int, pool: list[Item], stored: list[Item], mentioned: list[Item], changed_beside: bool = False,
-    replaced_now: list[Item] | None = None,
+    replaced_now: list[Item] | None = None, said_with: dict[int, set[str]] | None = None,
 ) -> dict[str, float]:
     """What `replace_model` weighs for "does new value `v` replace stored `s`": shape, key, signals
     of the sentence and where `s` stands among the stored values of its sort (`pool`)."""
@@ -773,6 +783,7 @@ def replace_features(
         "same_shape": float(_amount_shape(s.value, s.kind, lang) == _amount_shape(v.text, v.kind, lang)),
         "same_unit": float(v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and bool(v.unit) and item_unit(s, lang) == unit_key(v.unit, lang)),
         "other_noun": float(not _kind_compatible(s, v, lang) and _other_count(s, v, lang)),
+        "said_with_own": float(min(2, len((said_with or {}).get(id(s), set()) & own - keys))),
         "same_date_shape": float(v.kind == KIND_DATE and s.kind == KIND_DATE and _date_shape(s.value) == _date_shape(v.text)),
         "key_own": float(min(2, len(keys & own))),
         "key_frame": float(min(2, len(keys & statement.frame_keys))),
@@ -1036,6 +1047,7 @@ def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
     mentioned: list[Item] | None = None, *, fresh: bool = False, relabelled: list[Item] | None = None, earlier_text: str = "",
     steady: list[Item] | None = None, likelihood: Callable[[list[Item]], list[float]] | None = None,
+    said_with: dict[int, set[str]] | None = None,
 ) -> Decision | None:
     """`likelihood`: the fitted model's score of each stored value of a pool, for a tie no word decides.
     `fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
@@ -1186,12 +1198,13 @@ def _by_key(
         if bare:
             said |= content_stems(earlier_text)  # "another two panels fit. So twelve.": the panels
         # The latest one, unless the sentence names what another is about ("push the outbound to the 5th").
-        by_words = {id(s): (_code_family(s.value, v.text), len(_key_stems(s) & said)) for s in pool}
+        # Then the words of the turn each was said in ("a blood test ... at 8:10", then "the blood test's at 8:40 now").
+        by_words = {id(s): (_code_family(s.value, v.text), len(_key_stems(s) & said), len((said_with or {}).get(id(s), set()) & said)) for s in pool}
         level = [s for s in pool if by_words[id(s)] == max(by_words.values())]
         # No word of the sentence tells them apart: the fitted model's likeliest, if it clearly leads,
         # not merely the latest ("they've moved her to half two": her appointment, not the pickup said after it).
         likeliest = _likeliest(level, likelihood) if len(level) > 1 and likelihood is not None else None
-        latest = likeliest or max(pool, key=lambda s: (_code_family(s.value, v.text), len(_key_stems(s) & said), s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
+        latest = likeliest or max(pool, key=lambda s: (*by_words[id(s)], s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
