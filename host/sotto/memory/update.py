@@ -1089,6 +1089,8 @@ def _by_key(
         # The value's own clause counts most; the rest of the sentence helps ("the train's
         # delayed, arriving 3:25 now": the arrival is the train's).
         overlap = 2 * len(keys & own) + len(keys & said_names)
+        if overlap:
+            overlap += min(1, len(((said_with or {}).get(id(s), set()) & own) - keys))  # its turn said what this one says
         if keys and not keys - known_names - names_in_sentence:
             # A value stored only under a person's name ("Ella's at 8:15"): the person named again is its key.
             overlap += 2 * len(keys & (names_in_sentence | statement.frame_keys))
