@@ -85,3 +85,10 @@ def test_a_value_is_about_what_its_turn_said() -> None:
     text = say("The scan is booked for the 12th, 7:50 in the evening.", "Dr Shah wants a blood test first, at the health centre on Thursday at 8:10.",
                "The nurse is off sick, so the blood test's at 8:45 now.").memory_text()
     assert "8:45" in text and "8:10" not in text and "7:50" in text, text
+
+
+@pytest.mark.parametrize("text", ["I always get those two buses muddled.", "I get confused with the dates.", "I keep getting the two codes mixed up."])
+def test_owning_up_to_a_muddle_is_an_admission(text: str) -> None:
+    from sotto.memory.language import EN_ADMISSIONS
+
+    assert EN_ADMISSIONS.search(text), text

@@ -145,3 +145,15 @@ def test_the_fit_tool_runs_from_the_command_line(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "held-out folds" in out.stdout
+
+
+def test_the_shipped_setting_is_the_middle_of_the_plateau_with_the_smallest_margin() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    from fit_replace_model import near_best
+
+    gains = {(0.70, 0.0): 90.0, (0.72, 0.0): 99.5, (0.74, 0.0): 99.8, (0.76, 0.0): 99.6, (0.78, 0.0): 95.0,
+             (0.78, 0.3): 100.0, (0.74, 0.1): 99.9}
+    # 100 at 0.78/0.3 is the best by a hair; within 1% the plainest margin is 0.0, whose near-best
+    # thresholds are 0.72, 0.74, 0.76: the middle one.
+    assert near_best(gains) == (0.74, 0.0)
+    assert near_best({(0.5, 0.2): 10.0, (0.6, 0.2): 5.0}) == (0.5, 0.2)

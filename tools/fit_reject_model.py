@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fit_replace_model import fit, fit_arguments, held_out_scores, labelled_rows, net_gain, show_and_write  # noqa: E402
+from fit_replace_model import fit, fit_arguments, held_out_scores, labelled_rows, near_best, net_gain, show_and_write  # noqa: E402
 from sotto.memory import rejected  # noqa: E402
 from sotto.memory.evaluation import Script  # noqa: E402
 from sotto.memory.replace_model import ReplaceModel  # noqa: E402
@@ -97,12 +97,9 @@ def main() -> int:
     def dropped(split: dict[str, list[tuple[float, int, int]]], t: float) -> int:
         return sum(1 for ((score, label, _),) in split.values() if label == -1 and score >= t)
 
-    best = (-1e9, 2.0)
-    for t in [i / 100 for i in range(20, 96)]:
-        gain = sum(right - args.cost * wrong - args.unexpected_cost * dropped(split, t) for split, (right, wrong) in ((split, net_gain(split, t)) for split in splits))
-        if gain > best[0]:
-            best = (gain, t)
-    _, threshold = best
+    threshold, _ = near_best(
+        {(t / 100, 0.0): sum(right - args.cost * wrong - args.unexpected_cost * dropped(split, t / 100) for split, (right, wrong) in ((split, net_gain(split, t / 100)) for split in splits))
+         for t in range(20, 96)})
     right, wrong = (sum(counts) for counts in zip(*(net_gain(split, threshold) for split in splits)))
     unexpected = sum(dropped(split, threshold) for split in splits)
     print(f"held-out folds ({args.repeats} splits): threshold {threshold:.2f}: {right} right, {wrong} wrong, {unexpected} words nobody expects dropped")
