@@ -8,9 +8,10 @@ collecting). Each new value the rules left unplaced gives one row per stored val
 compatible kind, labelled by the script: 1 when that turn forgets the stored value, 0 when the
 script still expects it, -1 (left out of the fit) when nobody expects it. A logistic regression
 (L2) is fitted on the labelled rows; the threshold and the margin (how far the best must lead
-the next candidate) are the ones that gain most corrections net of wrong replacements (a wrong
+the next candidate) are chosen by the corrections they gain net of wrong replacements (a wrong
 one costs --cost right ones), judged on held-out folds of whole scripts (summed over --repeats
-splits into folds). With --write the weights go to
+splits into folds): among the settings within 1% of the best, the smallest margin and the
+middle threshold (`near_best`). With --write the weights go to
 host/sotto/memory/replace_weights.json.
 """
 
