@@ -188,11 +188,14 @@ def _other_count(stored: Item, value: Value, lang: str) -> bool:
     return number_of(stored.value) is not None and number_of(value.text) is not None
 
 
-def _said_with(item: Item, notes: list[Item]) -> set[str]:
-    """The content words of the notes of the turn a value was said in: what that turn was about."""
-    if not item.turn:
-        return set()
-    return set().union(*(content_stems(n.value) for n in notes if n.turn == item.turn)) - content_stems(item.value)
+def _said_with(stored: list[Item], notes: list[Item]) -> dict[int, set[str]]:
+    """For each stored value (by id), the content words of the notes of the turn it was said in:
+    what that turn was about (the notes' words are read once per turn)."""
+    by_turn: dict[int, set[str]] = {}
+    for note in notes:
+        if note.turn:
+            by_turn.setdefault(note.turn, set()).update(content_stems(note.value))
+    return {id(s): by_turn[s.turn] - content_stems(s.value) for s in stored if s.turn in by_turn}
 
 
 def _alone_in_clause(v: Value, statement: Statement) -> bool:
@@ -291,7 +294,7 @@ def decide_values(
     stored values earlier sentences of the turn replaced. `notes`: the stored notes, whose words say
     what the values said in their turn were about."""
     out = ValueUpdate()
-    said_with = {id(s): _said_with(s, notes or []) for s in stored}
+    said_with = _said_with(stored, notes or [])
     lang = statement.lang
     stored_ids = {id(s) for s in stored}
     maybe = [v for v in statement.values if v.maybe_old and any(same_value(s, v.text) for s in stored)]
