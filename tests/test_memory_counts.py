@@ -92,3 +92,10 @@ def test_owning_up_to_a_muddle_is_an_admission(text: str) -> None:
     from sotto.memory.language import EN_ADMISSIONS
 
     assert EN_ADMISSIONS.search(text), text
+
+
+@pytest.mark.parametrize("text", ["I get up at 6 on weekdays.", "I got up late on Sunday.", "I keep getting up at night with the baby."])
+def test_getting_up_is_no_admission(text: str) -> None:
+    from sotto.memory.language import EN_ADMISSIONS
+
+    assert not EN_ADMISSIONS.search(text), text

@@ -1142,9 +1142,10 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 patch.add_names.append(name)
             st.values = [v for v in st.values if v.text != name and name not in v.text]
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
-        stored_before = _typed(w.stored())
+        stored_now = w.stored()
+        stored_before = _typed(stored_now)
         later_kinds = frozenset(v.kind for later in sentences[index + 1:] for v in read_sentence(later, lang, known).values if not v.negated)
-        values = decide_values(st, stored_before, turn, notes=[i for i in w.stored() if i.kind == KIND_NOTE], earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
+        values = decide_values(st, stored_before, turn, notes=[i for i in stored_now if i.kind == KIND_NOTE], earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
                                earlier_text=" ".join(sentences[:index]), turn_steady=turn_steady, later_kinds=later_kinds,
                                earlier_replaced=replaced_this_turn, earlier_out=out_people)
         replaced_this_turn += [d.target for d in values.decisions if d.op == UPDATE and d.target is not None]
