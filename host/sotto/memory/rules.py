@@ -27,7 +27,7 @@ from sotto.memory.read_zh import ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, names_value, replace_in_items, said_unchanged, same_sort, same_value
+from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, later_kinds_of, names_value, replace_in_items, said_unchanged, same_sort, same_value
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -1144,7 +1144,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         reminder = (_ZH_REMINDER if lang == "zh" else _EN_REMINDER).search(body)
         stored_now = w.stored()
         stored_before = _typed(stored_now)
-        later_kinds = frozenset(v.kind for later in sentences[index + 1:] for v in read_sentence(later, lang, known).values if not v.negated)
+        later_kinds = later_kinds_of(st, [read_sentence(later, lang, known) for later in sentences[index + 1:]])
         values = decide_values(st, stored_before, turn, notes=[i for i in stored_now if i.kind == KIND_NOTE], earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
                                earlier_text=" ".join(sentences[:index]), turn_steady=turn_steady, later_kinds=later_kinds,
                                earlier_replaced=replaced_this_turn, earlier_out=out_people)

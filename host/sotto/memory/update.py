@@ -328,6 +328,12 @@ def decide_values(
     # A count that says what it counts is decided first: "报名的到了三十二个，房间我加到十六间" - 十六间
     # takes the rooms' count, so the bare 三十二个 is left the people's.
     for v in sorted(news, key=lambda v: v.kind == KIND_QUANTITY and not unit_key(v.unit, lang)):
+        if not v.delta and any(o.start > v.start and not o.delta and _says_same(v, o) and not said_steady(statement, o) for o in news):
+            # Said again later in the sentence ("就剩五点的位置了，那就五点吧", "start them at 7:30"
+            # after "half seven"): the last saying, with its own words, decides ("Friday's fine
+            # for her as well" only agrees).
+            out.consumed.add(id(v))
+            continue
         if v.delta and v.kind in (KIND_TIME, KIND_DATE):
             # "ten minutes earlier", 再早十分钟, "pushed back a day", 往后推两天: the stored time or day
             # said before the shift, else the one its words name, else the latest, moved. A shift from
@@ -883,14 +889,33 @@ def _closeness(a: str, b: str) -> float:
     return min(x / y, y / x)
 
 
+def _says_same(a: Value, b: Value) -> bool:
+    """Two values of one sentence or turn that say the same thing ("half seven ... 7:30")."""
+    if a.kind != b.kind:
+        return False
+    return _norm(a.text) == _norm(b.text) or (a.kind == KIND_TIME and _same_clock(a.text, b.text))  # not "Saturday" and "Saturdays"
+
+
+def said_steady(statement: Statement, v: Value) -> bool:
+    """The value is said as unchanged ("十点到坟上不变", "送回去还是一点半", "still Dr Lindqvist")."""
+    # 开幕还是十五号。: 还是 with the value ending the clause keeps it (还是十五号吧 chooses it).
+    still = statement.lang == "zh" and statement.text[max(0, v.start - 2): v.start] == "还是" and re.match(r"[，。,.；;！!]|$", statement.text[v.end: v.end + 1]) is not None
+    return not v.negated and (_STEADY.search(v.context) is not None or still)
+
+
+def later_kinds_of(statement: Statement, later: list[Statement]) -> frozenset[str]:
+    """The kinds of the new values later sentences of the turn give: not one said as unchanged
+    ("五点就动身。十点到坟上不变。"), not one this sentence already gave ("Friday. I've said Friday.")."""
+    return frozenset(o.kind for st in later for o in st.values
+                     if not o.negated and not said_steady(st, o) and not any(_says_same(v, o) for v in statement.values))
+
+
 def said_unchanged(statement: Statement, stored: list[Item]) -> list[Item]:
     """The stored values the sentence says are unchanged ("送回去还是一点半", "still Dr Lindqvist",
     "the width's staying at 3" for "3 metres")."""
     out: list[Item] = []
     for v in statement.values:
-        # 开幕还是十五号。: 还是 with the value ending the clause keeps it (还是十五号吧 chooses it).
-        still = statement.lang == "zh" and statement.text[max(0, v.start - 2): v.start] == "还是" and re.match(r"[，。,.；;！!]|$", statement.text[v.end: v.end + 1]) is not None
-        if v.negated or not (_STEADY.search(v.context) or still):
+        if not said_steady(statement, v):
             continue
         out += [s for s in stored if s not in out and _said_as(s, v.text)]
     # "Lettuce spacing's fine", "Pepper's trim is where it was": a clause that gives no value and

@@ -1,0 +1,38 @@
+"""How often and where a value is said, in the fifteenth round: a value said twice in one
+sentence is decided at its last saying (with that saying's words), and a later sentence that
+keeps another value as it is does not hold back the change said before it."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_memory_update import say
+
+from sotto.memory.statements import read_sentence
+from sotto.memory.update import later_kinds_of
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "old", "new", "lang"),
+    [
+        ("Book the boiler service for Tuesday at 10 am.", "The engineer's only got 11 o'clock open that morning, so put us down for 11 o'clock.", "10 am", "11 o'clock", "en"),
+        ("The delivery slot is Monday.", "The driver only has Wednesday left this week, so Wednesday it is.", "Monday", "Wednesday", "en"),
+        ("体检约在周二。", "医院说周四人少一点，那就改周四吧。", "周二", "周四", "zh"),
+    ],
+)
+def test_a_value_said_twice_is_decided_at_its_last_saying(first: str, then: str, old: str, new: str, lang: str) -> None:
+    text = say(first, then, lang=lang).memory_text()
+    assert new in text and old not in text.replace(new, ""), text
+
+
+def test_a_later_saying_that_only_agrees_does_not_decide() -> None:
+    # "Friday's fine for him too" agrees with the Friday just chosen; it does not keep the old day.
+    text = say("Put the haircut down for Thursday.", "Thursday's gone now, Friday would work, and Raj says Friday's fine for him too.").memory_text()
+    assert "Friday" in text and "Thursday" not in text.replace("Friday", ""), text
+
+
+@pytest.mark.parametrize(("later", "kinds"), [("九点到会场不变。", frozenset()), ("九点到会场。", frozenset({"time"})), ("五点就走。", frozenset())])
+def test_a_later_sentence_gives_a_kind_only_with_a_new_value(later: str, kinds: frozenset[str]) -> None:
+    # 九点 said as unchanged gives no time; 五点 said again is this sentence's own value.
+    now = read_sentence("怕路上堵，五点就走。", "zh")
+    assert later_kinds_of(now, [read_sentence(later, "zh")]) == kinds
