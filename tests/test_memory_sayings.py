@@ -1,6 +1,7 @@
-"""How often and where a value is said, in the fifteenth round: a value said twice in one
-sentence is decided at its last saying (with that saying's words), and a later sentence that
-keeps another value as it is does not hold back the change said before it."""
+"""How a value is said, in the fifteenth round: a value said twice in one sentence is decided
+at its last saying (with that saying's words); a later sentence that keeps another value as it
+is does not hold back the change said before it; a total said with a change replaces the count
+the change leads from; thousands said in words are an amount."""
 
 from __future__ import annotations
 
@@ -36,3 +37,14 @@ def test_a_later_sentence_gives_a_kind_only_with_a_new_value(later: str, kinds: 
     # 九点 said as unchanged gives no time; 五点 said again is this sentence's own value.
     now = read_sentence("怕路上堵，五点就走。", "zh")
     assert later_kinds_of(now, [read_sentence(later, "zh")]) == kinds
+
+
+def test_a_total_after_a_change_replaces_the_count_it_leads_from() -> None:
+    # 12 + 3 = 15: the people's count changes, not the "Two" said of the grabbers.
+    text = say("The beach clean has 12 people signed up.", "Two of them are bringing the grabbers.", "Three more signed up today, so make that fifteen.").memory_text()
+    assert "fifteen" in text and "12 people" not in text and "Two" in text, text
+
+
+def test_thousands_said_in_words_are_an_amount() -> None:
+    text = say("We drive about 8,000 miles a year.", "With the new job it's more like ten thousand a year.").memory_text()
+    assert "ten thousand" in text and "8,000" not in text, text

@@ -211,7 +211,7 @@ def _is_bare_number(text: str) -> bool:
     if re.fullmatch(r"[零〇一二三四五六七八九幺]{3,}", text.strip()):
         return False  # "二五零八": digits read one by one, a code
     # An amount, with its currency if any ("£400", "six hundred", "two hundred and forty"); not a code.
-    return re.fullmatch(rf"[£$€¥]?(?:\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS}))*(?: and a half)?|[零〇一二两三四五六七八九十百千万]+)", text.strip(), re.I) is not None
+    return re.fullmatch(rf"[£$€¥]?(?:\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?|(?:{EN_NUMBER_WORDS})(?:(?:[- ]| and )(?:{EN_NUMBER_WORDS}|thousand|million))*(?: and a half)?|[零〇一二两三四五六七八九十百千万]+)", text.strip(), re.I) is not None
 
 
 def _same_unit(stored: Item, value: Value, lang: str) -> bool:
@@ -327,11 +327,19 @@ def decide_values(
     # A negated value that is not stored and has no new value of its kind is just said.
     # A count that says what it counts is decided first: "报名的到了三十二个，房间我加到十六间" - 十六间
     # takes the rooms' count, so the bare 三十二个 is left the people's.
+    # "Three more signed up, so make that twenty-one": the total comes from the stored eighteen.
+    led_from: dict[int, float] = {}
+    for change in news:
+        n_change = number_of(change.text) if change.kind == KIND_QUANTITY and change.delta else None
+        for said_total in _totals_of_change(change, news, statement) if n_change is not None else []:
+            n_total = number_of(said_total.text)
+            if n_total is not None and n_change is not None:
+                led_from[id(said_total)] = n_total - change.delta_sign * n_change
     for v in sorted(news, key=lambda v: v.kind == KIND_QUANTITY and not unit_key(v.unit, lang)):
-        if not v.delta and any(o.start > v.start and not o.delta and _says_same(v, o) and not said_steady(statement, o) for o in news):
+        if not v.delta and any(o.start > v.start and not o.delta and _says_same(v, o) and not said_steady(statement, o) for o in news) and not any(same_value(s, v.text) for s in stored):
             # Said again later in the sentence ("就剩五点的位置了，那就五点吧", "start them at 7:30"
             # after "half seven"): the last saying, with its own words, decides ("Friday's fine
-            # for her as well" only agrees).
+            # for her as well" only agrees). A stored value said twice is a repeat either way.
             out.consumed.add(id(v))
             continue
         if v.delta and v.kind in (KIND_TIME, KIND_DATE):
@@ -400,12 +408,7 @@ def decide_values(
                 base = people or base
             if not base:
                 base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
-            # The total of the same count ("two more friends, so eight people"), not a measure of
-            # each ("再加两袋营养土，五十升一袋的": fifty litres is the bag's size).
-            absolute = [o for o in news if o.kind == KIND_QUANTITY and not o.delta and (not o.unit or not v.unit or unit_key(o.unit, lang) in (unit_key(v.unit, lang), "people"))]
-            # "Three more signed up, so make that twenty-one": a bare number said as the total after it.
-            absolute += [o for o in news if o.kind == KIND_NUMBER and o.start > v.start and _is_bare_number(o.text) and not MONEY_VALUE.search(o.text)
-                         and _TOTAL_BEFORE.search(statement.text[max(0, o.start - 24): o.start]) is not None]
+            absolute = _totals_of_change(v, news, statement)
             if absolute:
                 for said_total in absolute:
                     if v.unit and unit_key(said_total.unit, lang) in ("", "people"):
@@ -549,6 +552,10 @@ def decide_values(
                 if v.kind == KIND_NAME and not any(o is not v and lo <= o.start < hi for o in statement.values) and not has_change_cue(statement.text[lo:hi], lang):
                     alone.append(again[0])  # 陈老师休产假去了，数学现在是孙老师带: so is a person said alone in an earlier clause
             continue
+        if decision is None and id(v) in led_from:
+            sources = [s for s in candidates if s.kind in (KIND_QUANTITY, KIND_NUMBER) and s not in again and number_of(s.value) == led_from[id(v)]]
+            if sources:
+                decision = Decision(UPDATE, new_item, max(sources, key=lambda s: (s.turn, candidates.index(s))), "the stored count the said change leads from")
         if decision is None and v.moved_by:
             # "shuffled her on by an hour, so she's in at half eleven": the stored time the shift leads to.
             led = [s for s in candidates if s.kind == KIND_TIME and (m := clock_minutes(s.value, lang)) is not None
@@ -887,6 +894,19 @@ def _closeness(a: str, b: str) -> float:
     if x is None or y is None or x <= 0 or y <= 0:
         return 0.0
     return min(x / y, y / x)
+
+
+def _totals_of_change(change: Value, news: list[Value], statement: Statement) -> list[Value]:
+    """The totals a sentence gives with a relative change of a count: of the same count ("two more
+    friends, so eight people"), not a measure of each ("再加两袋营养土，五十升一袋的": fifty litres
+    is the bag's size); or a bare number said as the total after it ("Three more signed up, so
+    make that twenty-one")."""
+    if change.kind != KIND_QUANTITY or not change.delta:
+        return []
+    lang = statement.lang
+    out = [o for o in news if o.kind == KIND_QUANTITY and not o.delta and (not o.unit or not change.unit or unit_key(o.unit, lang) in (unit_key(change.unit, lang), "people"))]
+    return out + [o for o in news if o.kind == KIND_NUMBER and o.start > change.start and _is_bare_number(o.text) and not MONEY_VALUE.search(o.text)
+                  and _TOTAL_BEFORE.search(statement.text[max(0, o.start - 24): o.start]) is not None]
 
 
 def _says_same(a: Value, b: Value) -> bool:
@@ -1596,7 +1616,7 @@ def _label(text: str) -> str:
         return ""
     if re.search(r"[\u3400-\u9fff]", text):
         return re.sub(r"[\dA-Za-z.,\s零〇一二两三四五六七八九十百千万]+", "", text)  # "B座" and "C座": 座
-    label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|and|a|point)\b", " ", text.lower()).strip()
+    label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|million|and|a|point)\b", " ", text.lower()).strip()
     label = " ".join(w for w in label.split() if not (len(w) == 1 and w.isalpha()))  # "pack A", "rev D": the letter is the number
     return label
 
