@@ -1,7 +1,7 @@
 """How a value is said, in the fifteenth round: a value said twice in one sentence is decided
 at its last saying (with that saying's words); a later sentence that keeps another value as it
 is does not hold back the change said before it; a total said with a change replaces the count
-the change leads from; thousands said in words are an amount."""
+the change leads from; thousands said in words are an amount; a cue without a key changes the value the turn's earlier sentence names."""
 
 from __future__ import annotations
 
@@ -48,3 +48,9 @@ def test_a_total_after_a_change_replaces_the_count_it_leads_from() -> None:
 def test_thousands_said_in_words_are_an_amount() -> None:
     text = say("We drive about 8,000 miles a year.", "With the new job it's more like ten thousand a year.").memory_text()
     assert "ten thousand" in text and "8,000" not in text, text
+
+
+def test_the_turns_earlier_sentence_says_whose_value_a_cue_changes() -> None:
+    # "Shift them" says no key; the sentence before it names the choir, so the choir's 6 pm moves, not the band's 8.
+    text = say("Book the choir's rehearsal room for 6 pm on Tuesday.", "The brass band has it at 8.", "Half the choir can't get there from work by then. Shift them to 6:45.").memory_text()
+    assert "6:45" in text and "6 pm" not in text and '"8"' in text, text

@@ -1249,7 +1249,11 @@ def _by_key(
             said |= content_stems(earlier_text)  # "another two panels fit. So twelve.": the panels
         # The latest one, unless the sentence names what another is about ("push the outbound to the 5th").
         # Then the words of the turn each was said in ("a blood test ... at 8:10", then "the blood test's at 8:40 now").
-        by_words = {id(s): (_code_family(s.value, v.text), len(_key_stems(s) & said), len((said_with or {}).get(id(s), set()) & said)) for s in pool}
+        # Last, the words of the turn's earlier sentences ("The beginners won't want to be up that early. Push
+        # their court to 12:15.": the beginners' time).
+        before = content_stems(earlier_text) - said
+        by_words = {id(s): (_code_family(s.value, v.text), len(_key_stems(s) & said), len((said_with or {}).get(id(s), set()) & said), len(_key_stems(s) & before))
+                    for s in pool}
         level = [s for s in pool if by_words[id(s)] == max(by_words.values())]
         # No word of the sentence tells them apart: the fitted model's likeliest, if it clearly leads,
         # not merely the latest ("they've moved her to half two": her appointment, not the pickup said after it).
