@@ -1,7 +1,9 @@
 """How a value is said, in the fifteenth round: a value said twice in one sentence is decided
-at its last saying (with that saying's words); a later sentence that keeps another value as it
-is does not hold back the change said before it; a total said with a change replaces the count
-the change leads from; thousands said in words are an amount; a cue without a key changes the value the turn's earlier sentence names."""
+at its last saying; a later sentence that keeps another value as it is does not hold back the
+change said before it; a total said with a change replaces the count the change leads from;
+thousands said in words are an amount; a cue without a key changes the value the turn's earlier
+sentence names; a value said as confirmed, or listed with the new one, is not replaced; a name
+typed wrong (打错了) is respelled."""
 
 from __future__ import annotations
 
@@ -54,3 +56,19 @@ def test_the_turns_earlier_sentence_says_whose_value_a_cue_changes() -> None:
     # "Shift them" says no key; the sentence before it names the choir, so the choir's 6 pm moves, not the band's 8.
     text = say("Book the choir's rehearsal room for 6 pm on Tuesday.", "The brass band has it at 8.", "Half the choir can't get there from work by then. Shift them to 6:45.").memory_text()
     assert "6:45" in text and "6 pm" not in text and '"8"' in text, text
+
+
+def test_a_person_said_as_confirmed_is_not_the_one_replaced() -> None:
+    text = say("The two readers at the launch are Imogen and Felix.", "Felix's publisher pulled him. We've got Rhona instead, Imogen's confirmed.").memory_text()
+    assert "Rhona" in text and "Imogen" in text and "Felix" not in text, text
+
+
+def test_a_name_typed_wrong_is_the_name_spelled_again() -> None:
+    # 打错了 owns up to a slip; 李秀芳 respells 李秀芬, the aunt (姑姑) herself stays.
+    text = say("登记的联系人是我姑姑，叫李秀芬。", "姑姑名字我打错了，是李秀芳。", lang="zh").memory_text()
+    assert "李秀芳" in text and "李秀芬" not in text and "姑姑" in text, text
+
+
+def test_a_value_listed_with_the_new_one_stays() -> None:
+    text = say("The kit colours are red and black.", "After the vote it's red and white from now on.").memory_text()
+    assert "red" in text and "white" in text and "black" not in text, text

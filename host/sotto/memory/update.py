@@ -909,6 +909,16 @@ def _totals_of_change(change: Value, news: list[Value], statement: Statement) ->
                   and _TOTAL_BEFORE.search(statement.text[max(0, o.start - 24): o.start]) is not None]
 
 
+def _listed_with(stored: Item, v: Value, statement: Statement) -> bool:
+    """The sentence says the stored value in one list with `v` ("Navy and white", 张三和李四)."""
+    for o in statement.values:
+        if o is not v and same_value(stored, o.text):
+            lo, hi = (o.end, v.start) if o.start < v.start else (v.end, o.start)
+            if re.fullmatch(r"\s*(?:and|&|和|跟|与|、)\s*", statement.text[lo:hi], re.I):  # not a comma: "推到五点，三点孩子还在午睡"
+                return True
+    return False
+
+
 def _says_same(a: Value, b: Value) -> bool:
     """Two values of one sentence or turn that say the same thing ("half seven ... 7:30")."""
     if a.kind != b.kind:
@@ -996,7 +1006,7 @@ _TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|
 SAID_AS_UNCHANGED = "said as unchanged"  # a NOOP that names no value again: the turn-level pass skips it
 # "staying" only with the value right after it (a context has its value cut out: "the width's
 # staying at ."): "staying two nights" and "staying at the Hilton" are a stay.
-_STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没错", re.I)
+_STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|(?:\bis|'s|\bhas) confirmed(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没错", re.I)
 # A clause that says a thing is unchanged ("still", "as before", 照旧); also read by `memory.rejected`.
 STEADY_CLAUSE = re.compile(_STEADY.pattern + r"|\b(?:where|as) (?:it|they) (?:was|were|is|are)\b|\b(?:is|'s|are) the same\b", re.I)
 _TAIL_CUE = re.compile(
@@ -1123,8 +1133,14 @@ def _by_key(
     named += [s for s in (mentioned or []) if {s.kind, v.kind} == {KIND_NAME, KIND_PLACE} and _proper_noun(v.text) and _proper_noun(s.value)
               and (s.kind == KIND_PLACE or _is_name_word(v.text.split()[0]))  # a person by a person ("to Daniel Oyelaran"), not by "from Cork"
               and not _titled(v.text) and not _titled(s.value) and not is_role_word(s.value) and s.turn != new_item.turn]
-    if (cued or statement.change_cue) and named and not (statement.additive and not statement.change_cue):
-        # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that changes.
+    # Not a value listed with the new one ("Navy and white from now on": navy stays), and a thing said
+    # after an article never replaces a person ("Hattie's found somewhere cheaper, the Canal Lodge").
+    article = lang != "zh" and re.search(r"\b(?:the|a|an)\s+$", statement.text[max(0, v.start - 5): v.start], re.I) is not None
+    named = [s for s in named if not _listed_with(s, v, statement) and not (article and v.kind == KIND_NAME and s.kind == KIND_NAME and _is_name_word(s.value.split()[0]))]
+    respelled = [s for s in candidates if v.kind == s.kind == KIND_NAME and _respelled(v.text, s.value, lang, statement.admission)]
+    if (cued or statement.change_cue) and named and not respelled and not (statement.additive and not statement.change_cue):
+        # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that
+        # changes; unless a stored name is this one spelled again (奶奶名字我打错了，是张桂芳: 张桂芬).
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     own = (content_stems(v.context) | content_stems(v.key)) - names - _KIND_NOUNS  # "her number is ...": "number" says no more than the kind
     # Words said of another value of the sentence are that value's ("the runners need ten mil of
@@ -1223,17 +1239,18 @@ def _by_key(
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
-    named = [s for s in (mentioned or []) if s in candidates]
-    if cued and not adds and named:
+    named = [s for s in (mentioned or []) if s in candidates and not _listed_with(s, v, statement)
+             and not (article and v.kind == KIND_NAME and s.kind == KIND_NAME and _is_name_word(s.value.split()[0]))]
+    if cued and not adds and named and not respelled:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     # "Hattie's found somewhere cheaper, the Canal Lodge", "the Olympic distance": a name said after an
     # article is a thing, and a cue does not make it replace the latest name (often a person, or
     # another thing the turn does not name).
-    article = lang != "zh" and re.search(r"\b(?:the|a|an)\s+$", statement.text[max(0, v.start - 5): v.start], re.I) is not None
     if (cued or bare) and not adds and not v.weak and _no_key_of_its_own(v, lang) and not (v.kind == KIND_NAME and article):
         people = [s for s in candidates if not is_role_word(s.value)] if v.kind == KIND_NAME and not v.weak else []
         # Said in this very turn, a value is not yet what the user corrects ("I'm 27.5, she's 23.5").
         earlier = [s for s in candidates if s.turn != new_item.turn] if new_item.turn else candidates
+        earlier = [s for s in earlier if not _listed_with(s, v, statement)]  # "red and white from now on": red stays
         same_kind = [s for s in earlier if s.kind == v.kind]  # "nudge that one up to 24": a number, not "a dozen tetras"
         if v.kind == KIND_NUMBER:
             same_kind = [s for s in same_kind if _shape(s.value) == _shape(v.text)]  # "call it 80.9": the decimal, 81.6; a code is not a price
