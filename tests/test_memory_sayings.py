@@ -3,7 +3,8 @@ at its last saying; a later sentence that keeps another value as it is does not 
 change said before it; a total said with a change replaces the count the change leads from;
 thousands said in words are an amount; a cue without a key changes the value the turn's earlier
 sentence names; a value said as confirmed, or listed with the new one, is not replaced; a name
-typed wrong (打错了) is respelled."""
+typed wrong (打错了) is respelled; 老大 and 老二 are children, and a person's value is the one said
+in the turn that named them."""
 
 from __future__ import annotations
 
@@ -72,3 +73,15 @@ def test_a_name_typed_wrong_is_the_name_spelled_again() -> None:
 def test_a_value_listed_with_the_new_one_stays() -> None:
     text = say("The kit colours are red and black.", "After the vote it's red and white from now on.").memory_text()
     assert "red" in text and "white" in text and "black" not in text, text
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [("老大下午三点上钢琴课。", "下午三点", "time"), ("老二小雨也报了个画画。", "小雨", "name")])
+def test_elder_and_second_child_are_no_counts(text: str, value: str, kind: str) -> None:
+    # 老大, 老二 name a family's children: 大 before 下午三点 is no "a bit bigger", 二 before 小雨 counts nothing.
+    read = [(v.text, v.kind) for v in read_sentence(text, "zh").values]
+    assert (value, kind) in read and not any(k == "quantity" for _, k in read), read
+
+
+def test_a_persons_value_is_the_one_said_in_the_turn_that_named_them() -> None:
+    text = say("老大下午三点上钢琴课。", "老二小雨也报了个画画，约的四点半。", "刚接到电话，小雨的改成五点了。", lang="zh").memory_text()
+    assert "五点" in text and "四点半" not in text and "下午三点" in text, text

@@ -221,8 +221,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         if part:
             add(m.start(), m.end() + part.end(), KIND_DATE)  # "明天下午" with no clock time: one value, replaced as one
     for m in _ZH_TIME.finditer(text):
-        if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重短长]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0).endswith("点"):
-            continue  # "近一点": a little closer, not one o'clock
+        if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重短长]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0) == "一点":
+            continue  # "近一点": a little closer, not one o'clock (but 老大下午三点 is three o'clock)
         add(m.start(), m.end(), KIND_TIME)
     for m in _ZH_DATE.finditer(text):
         add(m.start(), m.end(), KIND_DATE)
@@ -237,8 +237,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_QUANTITY.finditer(text):
         unit = m.group("unit")
         end = m.end()
-        if text[m.start() - 1: m.start()] == "第" or (m.group("unit").startswith("位") and re.search(r"(?:后|最后|前|末|尾)$", text[: m.start()])):
-            continue  # "第二本": an ordinal; "后四位": how many digits, not people
+        if text[m.start() - 1: m.start()] in ("第", "老") or (m.group("unit").startswith("位") and re.search(r"(?:后|最后|前|末|尾)$", text[: m.start()])):
+            continue  # "第二本", 老二小宇: an ordinal; "后四位": how many digits, not people
         if m.group("num") == "一" and text[end:end + 1] in ("是", "要", "给"):
             continue  # "一本是《活着》": one of them, not a count
         for i in range(m.start("unit") + 1, m.end()):

@@ -1155,6 +1155,9 @@ def _by_key(
         overlap = 2 * len(keys & own) + len(keys & said_names)
         if overlap:
             overlap += min(1, len(((said_with or {}).get(id(s), set()) & own) - keys))  # its turn said what this one says
+        elif v.kind != KIND_NAME and content_stems(v.key) & said_names:
+            # "小宇的改成十一点一刻了": the person whose value it is was named in the turn the stored value was said in.
+            overlap += min(1, len((said_with or {}).get(id(s), set()) & content_stems(v.key) & said_names))
         if keys and not keys - known_names - names_in_sentence:
             # A value stored only under a person's name ("Ella's at 8:15"): the person named again is its key.
             overlap += 2 * len(keys & (names_in_sentence | statement.frame_keys))
