@@ -85,3 +85,8 @@ def test_elder_and_second_child_are_no_counts(text: str, value: str, kind: str) 
 def test_a_persons_value_is_the_one_said_in_the_turn_that_named_them() -> None:
     text = say("老大下午三点上钢琴课。", "老二小雨也报了个画画，约的四点半。", "刚接到电话，小雨的改成五点了。", lang="zh").memory_text()
     assert "五点" in text and "四点半" not in text and "下午三点" in text, text
+
+
+def test_a_make_said_with_its_number_is_a_name_like_another_make() -> None:
+    text = say("Recover the pool table in Milliken 760 baize.", "The committee balked at the price, they've gone for Simonis Smart instead.").memory_text()
+    assert "Simonis Smart" in text and "Milliken 760" not in text, text

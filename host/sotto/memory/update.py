@@ -165,6 +165,11 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
                 return True  # "three pizzas" counts the "two large pizzas"; "adult bikes" and "child bikes" stay apart
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
+    if {stored.kind, value.kind} == {KIND_NAME, KIND_NUMBER}:
+        # "a Peugeot 308" after "a Renault Clio", "the Deus 2" after "the Equinox 800": a make or model
+        # said with its number is a name like the other.
+        number = stored.value if stored.kind == KIND_NUMBER else value.text
+        return _PRODUCT_NUMBER.fullmatch(number.strip()) is not None
     bare = {KIND_NUMBER, KIND_QUANTITY}
     if value.kind == KIND_NUMBER and stored.kind in bare:
         if stored.kind == KIND_QUANTITY and MONEY_VALUE.search(value.text) and not MONEY_VALUE.search(stored.value) and item_unit(stored, lang):
@@ -176,6 +181,9 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if value.kind == KIND_QUANTITY and stored.kind == KIND_NUMBER:
         return _is_bare_number(stored.value)
     return False
+
+
+_PRODUCT_NUMBER = re.compile(r"(?:[A-Z][a-z]+ )+[A-Z]?\d+[A-Za-z]?")
 
 
 def _other_count(stored: Item, value: Value, lang: str) -> bool:
