@@ -34,7 +34,7 @@ ZH_ADMISSIONS = re.compile(
 # Discourse markers: fillers and interjections, at any place in a sentence.
 EN_DISCOURSE = re.compile(
     r"\b(?:hmm+|h?m+|um+|uh+|erm+|er|ah+|oh+|ooh|oops|whoops|uh-oh|ugh|well|actually|sorry|so sorry|wait|hold on|hang on"
-    r"|no wait|oh wait|you know|like i said|okay so|ok so|so|anyway|anyways|right|alright|all right|ok(?:ay)?|hey|hi|hello"
+    r"|no wait|oh wait|you know|like i said|okay so|ok so|so|anyway|anyways|right|alright|all right|ok(?:ay)?|hey|hi|hiya|hello"
     r"|please|thanks|thank you|yeah|yes|yep|nope|no no|no|oh no|apologies|pardon|excuse me|to be honest|honestly"
     r"|basically|by the way|one more thing|also|and|but|then|now)\b",
     re.I,

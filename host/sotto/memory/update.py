@@ -168,8 +168,9 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if {stored.kind, value.kind} == {KIND_NAME, KIND_NUMBER}:
         # "a Peugeot 308" after "a Renault Clio", "the Deus 2" after "the Equinox 800": a make or model
         # said with its number is a name like the other.
-        number = stored.value if stored.kind == KIND_NUMBER else value.text
-        return _PRODUCT_NUMBER.fullmatch(number.strip()) is not None
+        number = (stored.value if stored.kind == KIND_NUMBER else value.text).strip()
+        # A make is a proper noun ("Milliken"), not a word that labels a reading ("Pulse 72").
+        return _PRODUCT_NUMBER.fullmatch(number) is not None and any(_is_name_word(w) for w in number.split()[:-1])
     bare = {KIND_NUMBER, KIND_QUANTITY}
     if value.kind == KIND_NUMBER and stored.kind in bare:
         if stored.kind == KIND_QUANTITY and MONEY_VALUE.search(value.text) and not MONEY_VALUE.search(stored.value) and item_unit(stored, lang):
