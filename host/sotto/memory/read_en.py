@@ -520,7 +520,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         verb_next = re.match(r"\s*(?:will|'ll|is|'s|’s|says|said|can|could|has|was|would|should|and I|[a-z]{2,}s)\b", following) is not None  # "Ana wants" 
         if at_start and span.lower() in EN_STOPWORDS and span.lower() not in ("will", "may", "can"):
             continue  # "For snacks, Isla gets ...": a function word is never a name
-        if at_start and L.EN_DISCOURSE.match(text, start) is not None and L.EN_DISCOURSE.match(text, start).end() > start + len(span.split()[0]):  # type: ignore[union-attr]
+        marker = L.EN_DISCOURSE.match(text, start) if at_start else None
+        if marker is not None and marker.end() > start + len(span.split()[0]):
             continue  # "Hang on, I misread it": the opening of a discourse marker
         if at_start and not re.match(_TITLE + r"(?![a-z])", span) and len(span.split()) == 1 and not _is_name_word(span) and span not in known and not any(spelled_again(span, k) for k in known if k[:1].isupper()) and not (
             verb_next and span in _english_words()  # "Tom will come": listed as a name too
