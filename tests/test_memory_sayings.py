@@ -96,3 +96,9 @@ def test_a_make_said_with_its_number_is_a_name_like_another_make() -> None:
 def test_an_opening_word_is_no_name(text: str) -> None:
     # A discourse opener ("Hang on", "Hiya") or a verb with its consonant doubled ("Grabbing") starts the sentence; no one is named.
     assert not any(v.kind == "name" for v in read_sentence(text, "en").values), [(v.text, v.kind) for v in read_sentence(text, "en").values]
+
+
+def test_a_count_said_by_the_first_word_of_its_noun_is_the_same_count() -> None:
+    # "doubles" is short for "double rooms": the same count, changed.
+    text = say("Please book 3 double rooms for the wedding.", "More family are coming, so we need five doubles.").memory_text()
+    assert "five doubles" in text and "3 double rooms" not in text, text

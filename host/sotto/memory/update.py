@@ -161,8 +161,10 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
                 return True  # "we've got twenty-two coming" counts the "fifteen kids"
             if value.unit == "people" and not item_unit_words(Item(key="", value=value.text, kind=KIND_QUANTITY)) and a and not _dimension(a) and not MONEY_VALUE.search(stored.value):
                 return True  # "we're down to 312" after "340 hens": a total said without its noun may count anything counted
-            if a and b and len(b.split()) == 1 and a.split()[-1] == b:
-                return True  # "three pizzas" counts the "two large pizzas"; "adult bikes" and "child bikes" stay apart
+            if a and b and len(b.split()) == 1 and (a.split()[-1] == b or (len(a.split()) == 2 and a.split()[0] == b and not _dimension(b))):
+                # "three pizzas" counts the "two large pizzas", "twelve neons" the "8 neon tetras";
+                # "adult bikes" and "child bikes" stay apart
+                return True
             return a == b or not b  # "down to one dozen": a count without a noun
         return True
     if {stored.kind, value.kind} == {KIND_NAME, KIND_NUMBER}:
