@@ -12,6 +12,7 @@ import pytest
 
 from test_memory_update import say
 
+from sotto.memory.language import has_admission
 from sotto.memory.statements import read_sentence
 from sotto.memory.update import later_kinds_of
 
@@ -102,3 +103,8 @@ def test_a_count_said_by_the_first_word_of_its_noun_is_the_same_count() -> None:
     # "doubles" is short for "double rooms": the same count, changed.
     text = say("Please book 3 double rooms for the wedding.", "More family are coming, so we need five doubles.").memory_text()
     assert "five doubles" in text and "3 double rooms" not in text, text
+
+
+@pytest.mark.parametrize(("text", "owned"), [("I got his weight wrong, the scales say 24 kilos.", True), ("I had my mum's number wrong.", True), ("I got her coat from the car.", False)])
+def test_owning_up_to_a_possessed_thing(text: str, owned: bool) -> None:
+    assert has_admission(text, "en") == owned

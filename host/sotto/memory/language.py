@@ -18,7 +18,7 @@ from sotto.memory.text import stem
 EN_ADMISSIONS = re.compile(
     r"\b(?:i (?:mixed up|swapped|switched|flipped|transposed|reversed|got) the (?:last|first|middle|final|end) (?:two|three|four|2|3|4)(?: (?:digits|numbers|letters))?(?: (?:round|around|wrong|the wrong way round))?"  # "the last two" are digits, not a value
     r"|i (?:(?:always|often|keep|tend to) )?(?:said|read|got|get|getting|heard|wrote|typed|had|put|gave you|told you|remembered|misread|misspoke|mixed)"
-    r"(?: (?:it|that|this|them|those|the \w+|you the \w+|\w+ and \w+|those (?:two|three) \w+|the (?:two|three) \w+))?(?: (?:wrong|incorrectly|mixed up|muddled(?: up)?|confused|wrong before|backwards))"  # not a bare "up": "I get up at 6"
+    r"(?: (?:it|that|this|them|those|(?:the|my|his|her|their|our|your|its) (?:\w+['’]s )?\w+|you the \w+|\w+ and \w+|those (?:two|three) \w+|the (?:two|three) \w+))?(?: (?:wrong|incorrectly|mixed up|muddled(?: up)?|confused|wrong before|backwards))"  # not a bare "up": "I get up at 6"
     r"|i misread(?: it| that)?|i misspoke|i misheard(?: it| that| the \w+)?|i (?:transposed|swapped|flipped) (?:the|two|some)? ?(?:digits|numbers|letters)|(?:the )?digits (?:were|are) (?:swapped|the wrong way round)|i mixed (?:it|that|this|them|those|\w+ and \w+|the \w+ and the \w+) up|i mixed up (?:the \w+|\w+ and \w+|them)"
     r"|i got (?:it|that|them) (?:mixed up|backwards|wrong)|(?:that was|that's|it was|my) (?:a )?(?:mistake|typo|bad|error|slip)"
     r"|(?:silly|stupid) me|my (?:mistake|bad|error)|scratch that|strike that|let me (?:correct|fix|rephrase) (?:that|it|myself)"

@@ -1249,7 +1249,9 @@ def _by_key(
     # Wednesday, I was looking at the wrong week").
     cued = cued or (
         sum(1 for o in news if o.kind == v.kind) == 1 and v.kind in (KIND_TIME, KIND_DATE) and has_change_cue(statement.text[: v.start], lang)
-    ) or (len(news) == 1 and v.kind in (KIND_TIME, KIND_DATE) and statement.admission)
+    ) or (len(news) == 1 and v.kind in (KIND_TIME, KIND_DATE) and statement.admission) or (
+        # "I got his weight wrong ... he's 24 kilos": owning up marks the sentence's one amount too.
+        statement.admission and v.kind in (KIND_QUANTITY, KIND_NUMBER) and sum(1 for o in news if o.kind in (KIND_QUANTITY, KIND_NUMBER)) == 1)
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
