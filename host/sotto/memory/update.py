@@ -335,9 +335,6 @@ def decide_values(
     for item in stored:
         if item.kind == KIND_NAME:
             known_names |= content_stems(item.value)
-    # A negated value that is not stored and has no new value of its kind is just said.
-    # A count that says what it counts is decided first: "报名的到了三十二个，房间我加到十六间" - 十六间
-    # takes the rooms' count, so the bare 三十二个 is left the people's.
     # "Three more signed up, so make that twenty-one": the total comes from the stored eighteen.
     led_from: dict[int, float] = {}
     for change in news:
@@ -346,6 +343,9 @@ def decide_values(
             n_total = number_of(said_total.text)
             if n_total is not None and n_change is not None:
                 led_from[id(said_total)] = n_total - change.delta_sign * n_change
+    # A negated value that is not stored and has no new value of its kind is just said.
+    # A count that says what it counts is decided first: "报名的到了三十二个，房间我加到十六间" - 十六间
+    # takes the rooms' count, so the bare 三十二个 is left the people's.
     for v in sorted(news, key=lambda v: v.kind == KIND_QUANTITY and not unit_key(v.unit, lang)):
         if not v.delta and any(o.start > v.start and not o.delta and _says_same(v, o) and not said_steady(statement, o) for o in news) and not any(same_value(s, v.text) for s in stored):
             # Said again later in the sentence ("就剩五点的位置了，那就五点吧", "start them at 7:30"
@@ -920,6 +920,14 @@ def _totals_of_change(change: Value, news: list[Value], statement: Statement) ->
                   and _TOTAL_BEFORE.search(statement.text[max(0, o.start - 24): o.start]) is not None]
 
 
+def _may_be_named_old(stored: Item, v: Value, statement: Statement, after_article: bool) -> bool:
+    """A stored value the sentence names may be the one `v` replaces: not one listed with it ("Navy
+    and white from now on": navy stays), and no person when `v` is a thing said after an article
+    ("Hattie's found somewhere cheaper, the Canal Lodge")."""
+    person_for_thing = after_article and v.kind == KIND_NAME and stored.kind == KIND_NAME and any(_is_name_word(w) for w in stored.value.split()[:1])
+    return not person_for_thing and not _listed_with(stored, v, statement)
+
+
 def _listed_with(stored: Item, v: Value, statement: Statement) -> bool:
     """The sentence says the stored value in one list with `v` ("Navy and white", 张三和李四)."""
     for o in statement.values:
@@ -1144,10 +1152,8 @@ def _by_key(
     named += [s for s in (mentioned or []) if {s.kind, v.kind} == {KIND_NAME, KIND_PLACE} and _proper_noun(v.text) and _proper_noun(s.value)
               and (s.kind == KIND_PLACE or _is_name_word(v.text.split()[0]))  # a person by a person ("to Daniel Oyelaran"), not by "from Cork"
               and not _titled(v.text) and not _titled(s.value) and not is_role_word(s.value) and s.turn != new_item.turn]
-    # Not a value listed with the new one ("Navy and white from now on": navy stays), and a thing said
-    # after an article never replaces a person ("Hattie's found somewhere cheaper, the Canal Lodge").
     article = lang != "zh" and re.search(r"\b(?:the|a|an)\s+$", statement.text[max(0, v.start - 5): v.start], re.I) is not None
-    named = [s for s in named if not _listed_with(s, v, statement) and not (article and v.kind == KIND_NAME and s.kind == KIND_NAME and _is_name_word(s.value.split()[0]))]
+    named = [s for s in named if _may_be_named_old(s, v, statement, article)]
     respelled = [s for s in candidates if v.kind == s.kind == KIND_NAME and _respelled(v.text, s.value, lang, statement.admission)]
     if (cued or statement.change_cue) and named and not respelled and not (statement.additive and not statement.change_cue):
         # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that
@@ -1255,8 +1261,7 @@ def _by_key(
     bare = not statement.frame_keys and not (v.kind == KIND_QUANTITY and v.unit) and len(news) == 1
     # The cue must be said with the value ("we're at 40 Tanner Street now"), or the
     # sentence must own up to a mistake ("scratch that, use my work line, 020 ...").
-    named = [s for s in (mentioned or []) if s in candidates and not _listed_with(s, v, statement)
-             and not (article and v.kind == KIND_NAME and s.kind == KIND_NAME and _is_name_word(s.value.split()[0]))]
+    named = [s for s in (mentioned or []) if s in candidates and _may_be_named_old(s, v, statement, article)]
     if cued and not adds and named and not respelled:
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
     # "Hattie's found somewhere cheaper, the Canal Lodge", "the Olympic distance": a name said after an
