@@ -93,7 +93,7 @@ def test_a_make_said_with_its_number_is_a_name_like_another_make() -> None:
     assert "Simonis Smart" in text and "Milliken 760" not in text, text
 
 
-@pytest.mark.parametrize("text", ["Hang on, I misread the letter.", "Hiya, I want to book a table.", "Grabbing the 1 kilo steel one off the shelf."])
+@pytest.mark.parametrize("text", ["Hang on, I misread it.", "Hiya, I want to book a table.", "Grabbing the 1 kilo steel one off the shelf."])
 def test_an_opening_word_is_no_name(text: str) -> None:
     # A discourse opener ("Hang on", "Hiya") or a verb with its consonant doubled ("Grabbing") starts the sentence; no one is named.
     assert not any(v.kind == "name" for v in read_sentence(text, "en").values), [(v.text, v.kind) for v in read_sentence(text, "en").values]
