@@ -13,6 +13,14 @@ import re
 
 from sotto.memory.text import stem
 
+# A word that says what is not ("can't make it", 五公斤的不够称).
+NEGATOR = re.compile(r"\b(?:no|not|never|can't|won't|isn't|wasn't)\b|n't\b|不|没", re.I)
+
+
+def says_not(text: str) -> bool:
+    return NEGATOR.search(text) is not None
+
+
 # Talk about the talk: an admission or a self-repair. Removed from what is stored; its
 # presence says the sentence repairs something said earlier.
 EN_ADMISSIONS = re.compile(
@@ -170,6 +178,15 @@ def strip_zh_discourse(text: str) -> str:
 
 def has_admission(text: str, lang: str) -> bool:
     return (ZH_ADMISSIONS if lang == "zh" else EN_ADMISSIONS).search(text) is not None
+
+
+# Words that make a clause talk about what was said ("I got the lunch time wrong", 我把名字记错了).
+_EN_TALK = re.compile(r"\b(?:wrong|mistake|mixed (?:it |that |them )?up|muddled?|misread|misheard|misspoke|typo)\b", re.I)
+_ZH_TALK = re.compile(r"错|岔|口误|嘴瓢")
+
+
+def talks_about_talk(text: str, lang: str) -> bool:
+    return has_admission(text, lang) or (_ZH_TALK if lang == "zh" else _EN_TALK).search(text) is not None
 
 
 # A statement with a tag that asks to confirm it ("…, right?", 菜刀十块，是吧？): the values

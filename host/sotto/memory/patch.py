@@ -118,6 +118,13 @@ def replace_everywhere(text: str, old: str, new: str) -> str:
     if ascii_word:
         # "找Tony老师": Chinese is no part of a Latin word; "30" is no part of "4:30" or "1.30".
         pattern = rf"(?<![A-Za-z0-9_])(?<!\d[:.,/-]){pattern}(?![A-Za-z0-9_])(?![:.,/-]\d)"
+    else:
+        # 一百 is no part of 一百五, nor 十 of 二十: a numeral is no part of a longer number.
+        numeral = "零〇一二两三四五六七八九十百千万亿\\d"
+        if re.match(f"[{numeral}]", old):
+            pattern = f"(?<![{numeral}])" + pattern
+        if re.search(f"[{numeral}]$", old):
+            pattern += f"(?![{numeral}])"
     old_re = re.compile(pattern, re.IGNORECASE)
     protect = re.compile(re.escape(new), re.IGNORECASE) if new and contains_ci(new, old) else None
     pieces: list[str] = []

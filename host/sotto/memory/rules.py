@@ -26,7 +26,7 @@ from sotto.memory.read_en import EN_NEGATED_AFTER, _is_name_word, is_colour_word
 from sotto.memory.read_zh import ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
-from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, detect_lang, entities, entity_kind, norm_key
+from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, contains_ci, detect_lang, entities, entity_kind, norm_key
 from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, later_kinds_of, names_value, replace_in_items, said_unchanged, same_sort, same_value
 from sotto.text.sentences import split_sentences
 
@@ -986,6 +986,15 @@ def _without_clauses(text: str, wanted: set[str], lang: str) -> str | None:
     return ", ".join(kept) if lang != "zh" else "，".join(kept)
 
 
+def _clauses_naming_none(text: str, olds: list[str], lang: str) -> str:
+    """The clauses of `text` that say none of `olds` (as written, or by their words) and do not talk about the talk."""
+    starts = clause_starts(text, lang)
+    clauses = [text[a:b].strip(" ,，;；。") for a, b in zip(starts, starts[1:] + [len(text)])]
+    old_words = set().union(*(content_stems(o) for o in olds)) if olds else set()
+    kept = [c for c in clauses if c and not old_words & content_stems(c) and not any(contains_ci(c, o) for o in olds if o) and not L.talks_about_talk(c, lang)]
+    return (", " if lang != "zh" else "，").join(kept)
+
+
 def _cancelled(w: _Working, what: str) -> list[Item]:
     wanted = content_stems(what)
     if not wanted:
@@ -1092,6 +1101,9 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             v for v in st.values if not v.negated and v.kind in ("time", "date", "quantity", "number") and _same_clause(body, retract.start(), v.text, lang)
         ):
             what = next((g for g in retract.groups() if g), "")
+            if lang == "zh":
+                # 老周去不了了: the stored person the words start with, not 老周去.
+                what = next((i.value for i in w.stored() if i.kind == "name" and len(i.value) >= 2 and what.startswith(i.value)), what)
             if what.lower() in ("him", "her", "them"):
                 # "Jonah's licence has lapsed, so take him off the booking": the person named before.
                 people = [i.value for i in w.stored() if i.kind == "name" and re.search(rf"(?<!\w){re.escape(i.value)}(?!\w)", " ".join(sentences[: index + 1]))]
@@ -1104,6 +1116,11 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 i for i in _cancelled(w, what)
                 if i.kind == KIND_NOTE or content_stems(what) & (content_stems(i.value) | (set() if person else content_stems(i.key)))
             ]
+            stored_names = {i.value for i in w.stored() if i.kind == "name"}
+            if person and any(v.kind == "name" and not v.negated and v.text not in stored_names for v in st.values):
+                # 老周去不了了，换成周航: the person taken off is the one the new person replaces.
+                out_people += [d for d in doomed if d.kind == "name"]
+                doomed = [d for d in doomed if d.kind != "name"]
             for item in [i for i in doomed if i.kind == KIND_NOTE]:
                 # Only the clause that said it goes: "我爸要低盐的，我妈要软饭" keeps 低盐.
                 rest = _without_clause(item.value, what, lang)
@@ -1204,11 +1221,16 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             w.add_note(item, "steps")
             patch.add_steps.append(step)
             continue
-        if replaced or (st.admission and values.decisions):
-            continue  # a correction: the new value is stored, the talk around it is not
-        if any(d.op == "add" for d in values.decisions):
-            result.said.append(body)
         note = st.note.strip(" ,，.。!！?？")
+        correction = bool(replaced or (st.admission and values.decisions))
+        if correction:
+            # A correction: the new value is stored; of the talk around it only the clauses that name
+            # no old value are kept ("they've shifted me to pitch twenty-two, over by the fountain").
+            olds = [d.target.value for d in values.decisions if d.op in (UPDATE, DELETE) and d.target is not None] + [v.text for v in st.values if v.negated] + result.retired
+            kept = _clauses_naming_none(st.raw, olds, lang)
+            note = read_sentence(kept, lang, known).note.strip(" ,，.。!！?？") if kept else ""
+        elif any(d.op == "add" for d in values.decisions):
+            result.said.append(body)
         if name:
             note = re.sub(r"^(?:hi|hello|hey)\b[\s,]*", "", note, flags=re.I)
             name_clause = (_ZH_NAME if lang == "zh" else _EN_NAME).search(note) or (_EN_IM_NAME.search(note) if lang == "en" else None)
@@ -1225,15 +1247,17 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         contexts = set().union(*(content_stems(v.context) for v in st.values)) if st.values else set()
         if st.values and len(note_keys) < 2 and note_keys <= said | contexts:
             continue  # "The call is": what is left is the values' own clause
-        item = Item(key=_key_of(st.frame, lang), value=note, kind=KIND_NOTE, turn=turn)
-        if not result.said or result.said[-1] != body:
-            result.said.append(body)
+        if correction and not note_keys:
+            continue  # "so, it'll be": nothing of the talk is left to keep
+        item = Item(key=_key_of(note if correction else st.frame, lang), value=note, kind=KIND_NOTE, turn=turn)
+        if not correction and (not result.said or result.said[-1] != body):
+            result.said.append(body)  # what a confirmation says back; a correction says its new value instead
         if (_ZH_PREFERENCE if lang == "zh" else _EN_PREFERENCE).search(note):
             w.add_note(item, "preferences")
         elif (_ZH_CONSTRAINT if lang == "zh" else _EN_CONSTRAINT).search(note):
             w.add_note(item, "constraints")
-        elif not w.state.current_task:
-            w.state.current_task = note  # the first plan is the task
+        elif not w.state.current_task and not correction:
+            w.state.current_task = note  # the first plan is the task (a correction's leftover talk is none)
             result.added.append(item)
         else:
             w.add_note(item, "facts")

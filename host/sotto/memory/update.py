@@ -40,7 +40,7 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
-from sotto.memory.language import EN_PEOPLE_NOUNS, has_additive, has_change_cue
+from sotto.memory.language import EN_PEOPLE_NOUNS, has_additive, has_change_cue, says_not
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at, part_of_day
 from sotto.memory.read_en import _is_name_word
@@ -132,7 +132,7 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
         return True  # "7H239" after 苏A7K239: the same plate read again, one character otherwise
     if stored.kind == value.kind == KIND_NUMBER:
         a, b = _label(stored.value), _label(value.text)
-        structural = {"by", "over", "x", "×", "*", "/", "-", "乘"}
+        structural = {*_SIZE_WORDS, "-"}
         if (a in structural or b in structural) and a != b:
             return False  # "fifty by eighty-five" is a size: it replaces a size, not "one point six"
         if a and b and a != b:
@@ -186,6 +186,7 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     return False
 
 
+_SIZE_WORDS = ("by", "over", "x", "×", "*", "/", "乘")  # "fifty by eighty-five": a size, whose words are no key
 _PRODUCT_NUMBER = re.compile(r"(?:[A-Z][a-z]+ )+[A-Z]?\d+[A-Za-z]?")
 
 
@@ -265,7 +266,7 @@ def _value_key(value: Value, statement: Statement, lang: str) -> str:
     words = value.context if content_stems(value.context) else statement.frame
     if lang == "zh":
         key = re.sub(r"[，,。.！!？?；;：:、\s]+", "", words)
-        key = re.sub(r"^(?:我们|我|你|请|帮我|要|想|得|需要|的)+", "", key)[:12]
+        key = re.sub(r"^(?:我们|我|你|请|帮我|要|想|得|需要|的)+", "", key)[:30]
     else:
         content = [w for w in re.findall(r"[A-Za-z][\w'’-]*", words) if content_stems(w)]
         key = " ".join(content[:6])
@@ -600,7 +601,8 @@ def decide_values(
             if before:
                 decision = Decision(UPDATE, new_item, before[-1], "a new person after one named before")
         # A change said after it ("Eleven bags, my sister's bringing two more") is how the total came about, no other value.
-        last_of_kind = v.kind not in later_kinds and not any(o.kind == v.kind and o.start > v.start and not o.negated and not o.delta for o in statement.values)
+        # A later value said as unchanged ("接的时间是十一点五十，送回去还是一点半") is no value still to come.
+        last_of_kind = v.kind not in later_kinds and not any(o.kind == v.kind and o.start > v.start and not o.negated and not o.delta and not said_steady(statement, o) for o in statement.values)
         if decision is None and last_of_kind:
             # No rule placed it: the stored value the fitted model finds likeliest to be changed, if likely
             # enough. Not while the turn still gives a value of its kind ("the 14th is a Sunday, isn't
@@ -655,8 +657,8 @@ def decide_values(
                 # "it's the 13th" after "the 3rd of March": the 13th of March.
                 new_item.value = v.text + month.group(0) if month.group(0).startswith(" ") else f"{month.group(0)} {v.text}"
             half = re.search(r"\s*(?:[ap]\.?m\.?|in the (?:morning|afternoon|evening)|at night)$", decision.target.value, re.I)
-            if v.kind == KIND_TIME and half and re.fullmatch(r"\d{1,2}(?::\d{2})?|[a-z]+(?:[- ][a-z]+)?", v.text, re.I) and lang != "zh":
-                new_item.value = v.text + half.group(0)  # "push it to 6" after "5 pm": 6 pm
+            if v.kind == KIND_TIME and half and re.fullmatch(r"\d{1,2}(?::\d{2})?|[a-z]+(?:[- ][a-z]+)?", v.text, re.I) and lang != "zh" and not re.match(r"(?:half|quarter)\b", v.text, re.I):
+                new_item.value = v.text + half.group(0)  # "push it to 6" after "5 pm": 6 pm ("half one" is said whole)
             if v.kind == KIND_NUMBER and decision.target.kind == KIND_TIME and _is_bare_number(v.text):
                 new_item.kind = KIND_TIME  # "Let's say nine" for a bedtime: a time
             if v.kind == KIND_QUANTITY and decision.target.kind == KIND_QUANTITY and lang != "zh":
@@ -677,7 +679,6 @@ def decide_values(
 
 _ORDINAL_TOTAL = re.compile(rf"a ({'|'.join(EN_COUNT_ORDINALS)})\b", re.I)
 _REASON = re.compile(r"\b(?:so|because|since|'cause|cos)\b|因为|所以|不然|怕", re.I)
-_NEGATOR = re.compile(r"\b(?:no|not|never|can't|won't|isn't|wasn't)\b|n't\b|不|没", re.I)
 _NOW = re.compile(r"\bnow\b|现在|这回|这次", re.I)
 _MODEL_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIND_PLACE, KIND_ITEM)
 
@@ -829,7 +830,7 @@ def replace_features(
         "additive": float(statement.additive),
         "question": float(statement.question),
         "reason": float(_REASON.search(statement.raw) is not None),
-        "negator": float(_NEGATOR.search(statement.raw) is not None),
+        "negator": float(says_not(statement.raw)),
         "now": float(_NOW.search(statement.raw) is not None),
         "said_last_turn": float(gap == 1),
         "said_two_turns_ago": float(gap == 2),
@@ -877,7 +878,7 @@ def _old_clause_features(s: Item, v: Value, statement: Statement) -> dict[str, f
     clause = text[lo:hi]
     return {
         "old_in_own_clause": float(lo <= v.start < hi),
-        "old_negated": float(_NEGATOR.search(clause) is not None),
+        "old_negated": float(says_not(clause)),
         "old_kept": float(STEADY_CLAUSE.search(clause) is not None),
         # "Harry's class is Willow", 王奶奶的轮椅: the stored value is whose the new one is.
         "old_owns": float(re.match(r"\w*(?:'s|’s|的)", text[at:at + len(s.value) + 4]) is not None),
@@ -1159,6 +1160,9 @@ def _by_key(
         # "黄老师那边换人了，现在是赵老师": the stored value named beside the new one is the one that
         # changes; unless a stored name is this one spelled again (奶奶名字我打错了，是张桂芳: 张桂芬).
         return Decision(UPDATE, new_item, named[-1], "a sentence of change names the old value beside the new")
+    if (cued or statement.change_cue) and len(respelled) == 1 and not statement.additive:
+        # 我把名字记错了，叫罗晓斌 after 罗小兵: the one name this one spells again, whatever the clause's words.
+        return Decision(UPDATE, new_item, respelled[0], "a stored name spelled again")
     own = (content_stems(v.context) | content_stems(v.key)) - names - _KIND_NOUNS  # "her number is ...": "number" says no more than the kind
     # Words said of another value of the sentence are that value's ("the runners need ten mil of
     # clearance, so the sides come out at 440": "sides" is the 440's, not the ten mil's).
@@ -1196,8 +1200,10 @@ def _by_key(
             overlap += 4  # the code read again with one character otherwise
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
-        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text).strip("- ") and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
-            overlap += 4  # "the bottom says gen three" after "gen two": the label is the key ("Hive two, five frames" opens another hive)
+        if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text).strip("- ") not in ("", *_SIZE_WORDS, *_KIND_NOUNS) and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
+            # "the bottom says gen three" after "gen two": the label is the key ("Hive two, five frames" opens
+            # another hive); "number" or "by" says no more than that it is a number or a size.
+            overlap += 4
         if relabelled and s in relabelled:
             overlap += 4  # "bumped to eleven" after "table nine", the table said: the table's number
         if v.kind == KIND_TIME and s.kind == KIND_TIME and _digits_swapped(s.value, v.text) and not any(c is not s and _key_stems(c) & own for c in candidates):
@@ -1378,8 +1384,13 @@ def _same_shape(a: str, b: str) -> bool:
 
 
 def _part_of_name(item: Item, v: Value) -> bool:
-    """"Quennell." spelled out after "Arlo Quennell": a part of a stored name said again."""
-    return item.kind == v.kind == KIND_NAME and " " in item.value and v.text.lower() in item.value.lower().split()
+    """"Quennell." spelled out after "Arlo Quennell", "Dr Okafor" after "Dr Martin Okafor": a part of a stored name said again."""
+    if item.kind != v.kind or v.kind != KIND_NAME or " " not in item.value:
+        return False
+    # "Dr Okafor" after "Dr Martin Okafor": fewer of its parts, in their order.
+    parts, said = item.value.lower().split(), v.text.lower().split()
+    at = [parts.index(w) for w in said if w in parts]
+    return len(at) == len(said) < len(parts) and at == sorted(at) and not all(_titled(w.capitalize()) for w in said)
 
 
 _SI_PREFIX = re.compile(r"^(?:nano|micro|milli|centi|kilo|mega|giga)")
@@ -1552,8 +1563,15 @@ def _respelled(new: str, old: str, lang: str, admitted: bool = False) -> bool:
             return True
         from pypinyin import lazy_pinyin  # type: ignore[import-not-found,import-untyped]
 
-        return bool(lazy_pinyin(new) == lazy_pinyin(old))
+        if lazy_pinyin(new) == lazy_pinyin(old):
+            return True
+        # Owned up to, a sound heard close enough: 罗晓斌 for 罗小兵 (bin/bing, zh/z: the pairs speakers merge).
+        return admitted and [_fuzzy_pinyin(p) for p in lazy_pinyin(new)] == [_fuzzy_pinyin(p) for p in lazy_pinyin(old)]
     return any(_spelled_again(new, part) for part in [old, *old.split()]) or any(_spelled_again(part, old) for part in new.split())
+
+
+def _fuzzy_pinyin(syllable: str) -> str:
+    return re.sub(r"^([zcs])h", r"\1", re.sub(r"(?<=[ie])ng$", "n", syllable))
 
 
 _EN_COUNT_LEAD = re.compile(rf"^(?:\d+(?:\.\d+)?|(?:(?:{EN_NUMBER_WORDS})\b(?:\s+and\s+|[- ])?)+)\s+", re.I)
@@ -1658,7 +1676,8 @@ def _label(text: str) -> str:
         return ""
     if re.search(r"[\u3400-\u9fff]", text):
         return re.sub(r"[\dA-Za-z.,\s零〇一二两三四五六七八九十百千万]+", "", text)  # "B座" and "C座": 座
-    label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|million|and|a|point)\b", " ", text.lower()).strip()
+    spoken = re.sub(rf"\b((?:{EN_NUMBER_WORDS}))-(?=(?:{EN_NUMBER_WORDS})\b)", r"\1 ", text.lower())  # "twenty-two" is one number
+    label = re.sub(rf"[\d.,\s]+|\b(?:{EN_NUMBER_WORDS}|thousand|million|and|a|point)\b", " ", spoken).strip()
     label = " ".join(w for w in label.split() if not (len(w) == 1 and w.isalpha()))  # "pack A", "rev D": the letter is the number
     return label
 
