@@ -3,7 +3,8 @@ when it names no old value and does not talk about the talk; a number said in wo
 keeps its label; a person said by fewer parts of their name is the same person; a name owned up to
 as heard wrong is respelled by sound; a person taken off the plan is the one a new person
 replaces; a number is no part of a longer number; a value said as unchanged later in the sentence
-does not hold back the change before it."""
+does not hold back the change before it; an old value said again after its correction is no new
+value; an adverb after a measure word is not counted; a tag question proposes nothing."""
 
 from __future__ import annotations
 
@@ -79,3 +80,21 @@ def test_a_value_kept_later_in_the_sentence_does_not_hold_back_the_change(monkey
     stored = [Item(key="接", value="中午十一点四十", kind="time", turn=1), Item(key="送回学校", value="一点半", kind="time", turn=1)]
     out = decide_values(read_sentence("接的时间是十一点五十，送回去还是一点半。", "zh"), stored, 2)
     assert [(d.op, d.item.value if d.item else None) for d in out.decisions if d.op == UPDATE] == [(UPDATE, "十一点五十")], [d.describe() for d in out.decisions]
+
+
+def test_an_old_value_said_again_after_its_correction_is_no_new_value() -> None:
+    # "Thirty-two was what she charged last year" talks about the £32 just replaced; the talk
+    # about the talk ("I've got her rate wrong") is not kept either.
+    text = say("The tutor charges £32 an hour.", "I've got her rate wrong. It's £35 an hour. Thirty-two was what she charged last year.").memory_text()
+    assert "£35" in text and "Thirty-two" not in text and "wrong" not in text, text
+
+
+def test_an_adverb_after_a_measure_word_is_not_counted() -> None:
+    # 二十个根本不够: 根本 ("at all") is no thing the 个 counts.
+    values = [(v.text, v.unit) for v in read_sentence("收纳盒量了一下，二十个根本不够，买三十个。", "zh").values]
+    assert ("二十个", "个") in values, values
+
+
+def test_a_tag_question_checks_and_proposes_nothing() -> None:
+    assert not read_sentence("Sixty-five for the service with the blades, wasn't it?", "en").proposal
+    assert read_sentence("Could he go last, say 4:40?", "en").proposal

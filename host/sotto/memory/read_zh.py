@@ -242,7 +242,7 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         if m.group("num") == "一" and text[end:end + 1] in ("是", "要", "给"):
             continue  # "一本是《活着》": one of them, not a count
         for i in range(m.start("unit") + 1, m.end()):
-            if starts.get(i, "n")[:1] in "dcpryexuv":  # "八寸肯定不够": the unit is 寸, "肯定" is not counted
+            if starts.get(i, "n")[:1] in "adcpryexuv":  # "八寸肯定不够", "二十个根本不够": the unit is 寸, 个; "肯定", "根本" are not counted
                 unit, end = text[m.start("unit"): i], i
                 break
         less, more = _zh_change_before(text[max(0, m.start() - 5): m.start()])

@@ -94,7 +94,7 @@ def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozen
     st.change_cue = admission or L.has_change_cue(sentence, lang)
     st.additive = L.has_additive(text, lang) or (lang == "zh" and L.has_additive(sentence, lang))  # 还有 is a filler and adds
     st.strong_cue = L.has_strong_cue(sentence, lang)
-    st.proposal = not st.question and sentence.rstrip().endswith(("?", "？"))
+    st.proposal = not st.question and sentence.rstrip().endswith(("?", "？")) and not L.is_tag_check(sentence, lang)  # "…, wasn't it?" checks, it proposes nothing
     st.values = reader.values(text, known_names)
     for kind in (KIND_TIME, KIND_DATE):
         # "提前一个钟头，六点走", "pushed back a week to the 25th": the value said after the shift is

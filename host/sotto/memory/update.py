@@ -348,6 +348,11 @@ def decide_values(
     # A count that says what it counts is decided first: "报名的到了三十二个，房间我加到十六间" - 十六间
     # takes the rooms' count, so the bare 三十二个 is left the people's.
     for v in sorted(news, key=lambda v: v.kind == KIND_QUANTITY and not unit_key(v.unit, lang)):
+        if not v.delta and any(_says_replaced(r, v) for r in earlier_replaced or []):
+            # "It's £35 an hour. Thirty-two was what she charged last year.": the value this turn
+            # just replaced, said again, is talk about the old one, not a new value.
+            out.consumed.add(id(v))
+            continue
         if not v.delta and any(o.start > v.start and not o.delta and _says_same(v, o) and not said_steady(statement, o) for o in news) and not any(same_value(s, v.text) for s in stored):
             # Said again later in the sentence ("就剩五点的位置了，那就五点吧", "start them at 7:30"
             # after "half seven"): the last saying, with its own words, decides ("Friday's fine
@@ -937,6 +942,13 @@ def _listed_with(stored: Item, v: Value, statement: Statement) -> bool:
             if re.fullmatch(r"\s*(?:and|&|和|跟|与|、)\s*", statement.text[lo:hi], re.I):  # not a comma: "推到五点，三点孩子还在午睡"
                 return True
     return False
+
+
+def _says_replaced(replaced: Item, v: Value) -> bool:
+    if same_value(replaced, v.text):
+        return True
+    n = number_of(v.text)
+    return v.kind in (KIND_NUMBER, KIND_QUANTITY) and _is_bare_number(v.text) and n is not None and n == number_of(replaced.value)
 
 
 def _says_same(a: Value, b: Value) -> bool:
