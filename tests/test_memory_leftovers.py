@@ -4,7 +4,8 @@ keeps its label; a person said by fewer parts of their name is the same person; 
 as heard wrong is respelled by sound; a person taken off the plan is the one a new person
 replaces; a number is no part of a longer number; a value said as unchanged later in the sentence
 does not hold back the change before it; an old value said again after its correction is no new
-value; an adverb after a measure word is not counted; a tag question proposes nothing."""
+value; an adverb after a measure word is not counted; a tag question proposes nothing; a zone's
+numbered spot (B区12号) is no date; a question word after a verb of finding out is not asked."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from sotto.memory.items import Item
 from sotto.memory.patch import replace_everywhere
 from sotto.memory.statements import read_sentence
 from sotto.memory.update import UPDATE, decide_values
+from sotto.text.questions import asks
 
 
 def test_the_rest_of_a_correction_sentence_is_kept() -> None:
@@ -98,3 +100,16 @@ def test_an_adverb_after_a_measure_word_is_not_counted() -> None:
 def test_a_tag_question_checks_and_proposes_nothing() -> None:
     assert not read_sentence("Sixty-five for the service with the blades, wasn't it?", "en").proposal
     assert read_sentence("Could he go last, say 4:40?", "en").proposal
+
+
+@pytest.mark.parametrize("text", ["机柜是B区12号。", "展位是B区十八号。"])
+def test_a_zones_numbered_spot_is_no_date(text: str) -> None:
+    values = [(v.text, v.kind) for v in read_sentence(text, "zh").values]
+    assert any(kind == "number" and value.startswith("B区") for value, kind in values) and not any(kind == "date" for _, kind in values), values
+
+
+def test_a_question_word_a_verb_of_finding_out_takes_is_not_asked() -> None:
+    # 排一下谁接送 says what is still to arrange; the days said before it are told, and kept.
+    text = say("我爸每周二和周五下午去市二院做透析，我得排一下谁接送。", lang="zh").memory_text()
+    assert "周二" in text and "周五" in text, text
+    assert asks("周五谁接送？", "zh") and asks("你帮我看一下几点的车？", "zh")

@@ -83,7 +83,8 @@ _ZH_TITLED = re.compile(r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何�
 _ZH_FREQUENCY = re.compile(rf"(?:每|一)[{_ZH_NUM}]*(?:天|周|星期|个月|月|晚|日|小时)[^\s，。,.]{{0,3}}?[{_ZH_NUM}]+次")
 # Buildings, floors and rooms read as codes: "B座", "12楼", "3号楼", "501室".
 _ZH_ORDINAL_LABEL = re.compile(r"第[一二两三四五六七八九十百\d]+(?:排|层|楼|号|节|站|座|桌|车厢|车|道|组|列|行|间|路|期|批|轮|页|课|章|集|题|场|届|名|单元)")
-_ZH_UNIT_CODE = re.compile(r"[A-Za-z\d零〇幺一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
+# "3号楼", "C座"; "B区12号": a zone's numbered spot is a place's number, not the 12th of a month.
+_ZH_UNIT_CODE = re.compile(r"[A-Za-z]区[\d零〇幺一二两三四五六七八九十]+号?|[A-Za-z\d零〇幺一二三四五六七八九十]+(?:座|号楼|栋|单元|室|楼|层)")
 _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))+[\u4e00-\u9fff]{1,6}?(?:路|街|大街|大道|道|巷|胡同|弄)(?:[\d一二三四五六七八九十百零]+号(?:院|楼)?)?"
     r"|(?:[\u4e00-\u9fff]{1,4}(?:省|市|区|县))?[\u4e00-\u9fff]{1,6}(?:路|街|大街|大道|道|巷|胡同|弄)[\d一二三四五六七八九十百零]+号(?:院|楼)?(?:[\d一二三四五六七八九十]+(?:号楼|栋|单元|室|层))*"

@@ -139,7 +139,8 @@ _ZH_INDEFINITE = re.compile(
     r"|有几个\w+[^吗呢？?]{2,}$"  # 有几个问题我明天再说
     r"|[请买要带吃喝写问订发加拿送寄印]几[个位只本张份件箱袋]"  # 请几个朋友, 多发几个
 )
-_ZH_EMBEDDING = re.compile(r"不知道|不记得|不清楚|忘了|不确定")
+# 不知道几点, 我得排一下谁接送: the question word is the object of a verb of finding out, not asked.
+_ZH_EMBEDDING = re.compile(r"不知道|不记得|不清楚|忘了|不确定|(?:一下|看看|问问|想想|商量|打听)(?=[^，。,.]{0,3}(?:谁|什么|哪|几|多少|怎么))")
 _ZH_A_NOT_A = re.compile(r"(\w)不\1|(\w)没\2|没有$|了没$|对不对|好不好|行不行")
 _ZH_DISCOURSE = re.compile(r"^(?:嗯|呃|哦|啊|那个|这个|就是|好|好的|对了|然后|还有)+")
 
