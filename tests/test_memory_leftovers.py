@@ -113,3 +113,9 @@ def test_a_question_word_a_verb_of_finding_out_takes_is_not_asked() -> None:
     text = say("我爸每周二和周五下午去市二院做透析，我得排一下谁接送。", lang="zh").memory_text()
     assert "周二" in text and "周五" in text, text
     assert asks("周五谁接送？", "zh") and asks("你帮我看一下几点的车？", "zh")
+
+
+@pytest.mark.parametrize(("text", "kept", "lang"), [("The dishwasher's making a racket, something's wrong with the pump.", "pump", "en"), ("楼下那家修车铺不错，师傅姓黄。", "修车铺", "zh")])
+def test_a_fault_of_a_thing_is_no_talk_about_the_talk(text: str, kept: str, lang: str) -> None:
+    # "wrong with the pump" and 不错 say something of a thing; only the speaker's own slip is talk about the talk.
+    assert kept in say(text, lang=lang).memory_text()

@@ -14,11 +14,11 @@ import re
 from sotto.memory.text import stem
 
 # A word that says what is not ("can't make it", 五公斤的不够称).
-NEGATOR = re.compile(r"\b(?:no|not|never|can't|won't|isn't|wasn't)\b|n't\b|不|没", re.I)
+_NEGATOR = re.compile(r"\b(?:no|not|never|can't|won't|isn't|wasn't)\b|n't\b|不|没", re.I)
 
 
 def says_not(text: str) -> bool:
-    return NEGATOR.search(text) is not None
+    return _NEGATOR.search(text) is not None
 
 
 # Talk about the talk: an admission or a self-repair. Removed from what is stored; its
@@ -180,9 +180,10 @@ def has_admission(text: str, lang: str) -> bool:
     return (ZH_ADMISSIONS if lang == "zh" else EN_ADMISSIONS).search(text) is not None
 
 
-# Words that make a clause talk about what was said ("I got the lunch time wrong", 我把名字记错了).
-_EN_TALK = re.compile(r"\b(?:wrong|mistake|mixed (?:it |that |them )?up|muddled?|misread|misheard|misspoke|typo)\b", re.I)
-_ZH_TALK = re.compile(r"错|岔|口误|嘴瓢")
+# Words that make a clause talk about what was said: the speaker getting something wrong ("I got the
+# lunch time wrong", 名字错了, 记岔了), not a fault of a thing ("something's wrong with the pump", 这家不错).
+_EN_TALK = re.compile(r"\b(?:i|we)\b[^,.;:!?]*\b(?:wrong|a mistake|mixed (?:it |that |them )?up|muddled?|misread|misheard|misspoke)\b|\btypo\b", re.I)
+_ZH_TALK = re.compile(r"(?<![不没])错了|[弄记搞看听说]岔|口误|嘴瓢")
 
 
 def talks_about_talk(text: str, lang: str) -> bool:

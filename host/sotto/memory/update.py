@@ -1399,7 +1399,7 @@ def _part_of_name(item: Item, v: Value) -> bool:
     """"Quennell." spelled out after "Arlo Quennell", "Dr Okafor" after "Dr Martin Okafor": a part of a stored name said again."""
     if item.kind != v.kind or v.kind != KIND_NAME or " " not in item.value:
         return False
-    # "Dr Okafor" after "Dr Martin Okafor": fewer of its parts, in their order.
+    # Fewer of its parts, in their order; a title alone names no one.
     parts, said = item.value.lower().split(), v.text.lower().split()
     at = [parts.index(w) for w in said if w in parts]
     return len(at) == len(said) < len(parts) and at == sorted(at) and not all(_titled(w.capitalize()) for w in said)
