@@ -1223,19 +1223,15 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             continue
         note = st.note.strip(" ,，.。!！?？")
         correction = bool(replaced or (st.admission and values.decisions))
-        if correction:
-            # A correction: the new value is stored; of the talk around it only the clauses that name
-            # no old value are kept ("they've shifted me to pitch twenty-two, over by the fountain").
-            olds = [d.target.value for d in values.decisions if d.op in (UPDATE, DELETE) and d.target is not None] + [v.text for v in st.values if v.negated] + result.retired
+        if correction or L.talks_about_talk(st.raw, lang):
+            # Of a correction, only the clauses that name no old value are kept ("they've shifted me to
+            # pitch twenty-two, over by the fountain"); talk about the talk ("I've got her rate wrong")
+            # is never kept, whatever else the sentence says.
+            olds = [d.target.value for d in values.decisions if d.op in (UPDATE, DELETE) and d.target is not None] + [v.text for v in st.values if v.negated] + result.retired if correction else []
             kept = _clauses_naming_none(st.raw, olds, lang)
             note = read_sentence(kept, lang, known).note.strip(" ,，.。!！?？") if kept else ""
-        else:
-            if L.talks_about_talk(st.raw, lang):
-                # "I've got her rate wrong.": talk about the talk is never stored, whatever else the sentence says.
-                kept = _clauses_naming_none(st.raw, [], lang)
-                note = read_sentence(kept, lang, known).note.strip(" ,，.。!！?？") if kept else ""
-            if any(d.op == "add" for d in values.decisions):
-                result.said.append(body)
+        if not correction and any(d.op == "add" for d in values.decisions):
+            result.said.append(body)
         if name:
             note = re.sub(r"^(?:hi|hello|hey)\b[\s,]*", "", note, flags=re.I)
             name_clause = (_ZH_NAME if lang == "zh" else _EN_NAME).search(note) or (_EN_IM_NAME.search(note) if lang == "en" else None)
