@@ -19,7 +19,7 @@ import pytest
 from test_memory_update import say
 
 from sotto.memory import replace_model
-from sotto.memory.replace_model import NO_MODEL, ReplaceModel
+from sotto.memory.replace_model import NO_MODEL, ReplaceModel, Tree
 from sotto.memory.statements import read_sentence
 from sotto.memory.items import Item
 from sotto.memory.update import replace_features
@@ -55,6 +55,65 @@ def test_two_stored_values_nearly_as_likely_are_a_guess_and_nothing_is_replaced(
 def test_a_model_survives_its_json() -> None:
     model = ReplaceModel(weights={"same_kind": 1.25, "near": -0.5}, bias=0.125, threshold=0.55, margin=0.2)
     assert ReplaceModel.from_json(model.to_json()) == model
+
+
+# A fake stump: +3 to the log-odds when "a" is above 0.5, else -3.
+STUMP = Tree(feature=("a", "", ""), threshold=(0.5, 0.0, 0.0), left=(1, 0, 0), right=(2, 0, 0), value=(0.0, -3.0, 3.0))
+
+
+def test_trees_add_to_the_weighted_sum() -> None:
+    model = ReplaceModel(weights={"b": 1.0}, bias=0.0, threshold=0.5, trees=(STUMP,))
+    assert round(model.score({"a": 1.0, "b": 0.0}), 3) == round(1 / (1 + 2.718281828 ** -3), 3)
+    assert model.score({"a": 0.0, "b": 0.0}) < 0.05
+    assert model.score({"b": 3.0}) == 0.5  # a feature not given counts as 0: the stump's left side, -3 + 3
+    # The trees weigh features together: "a" counts only with "b", which no sum of weights can say.
+    both = Tree(feature=("a", "", "b", "", ""), threshold=(0.5, 0.0, 0.5, 0.0, 0.0), left=(1, 0, 3, 0, 0), right=(2, 0, 4, 0, 0),
+                value=(0.0, -2.0, 0.0, -2.0, 2.0))
+    paired = ReplaceModel(weights={}, bias=0.0, threshold=0.5, trees=(both,))
+    assert [paired.choose([row]) for row in ({"a": 1, "b": 1}, {"a": 1, "b": 0}, {"a": 0, "b": 1})] == [0, None, None]
+
+
+def test_a_model_with_trees_survives_its_json() -> None:
+    model = ReplaceModel(weights={"a": 0.5}, bias=-0.25, threshold=0.6, margin=0.1, trees=(STUMP, STUMP))
+    assert ReplaceModel.from_json(model.to_json()) == model
+
+
+@pytest.mark.parametrize("tree", [
+    {"feature": ["a", ""], "threshold": [0.5, 0.0], "left": [1, 0], "right": [5, 0], "value": [0.0, 1.0]},  # a child outside the tree
+    {"feature": ["a", "", ""], "threshold": [0.5], "left": [1, 0, 0], "right": [2, 0, 0], "value": [0.0, 1.0, 2.0]},  # columns differ
+    {"feature": [], "threshold": [], "left": [], "right": [], "value": []},
+])
+def test_a_malformed_tree_is_refused_when_read(tree: dict[str, list[object]]) -> None:
+    text = json.dumps({"bias": 0.0, "threshold": 0.5, "weights": {}, "trees": [tree]})
+    with pytest.raises(ValueError):
+        ReplaceModel.from_json(text)
+
+
+def test_a_tree_that_cycles_raises_instead_of_hanging() -> None:
+    loop = Tree(feature=("a", "a"), threshold=(0.5, 0.5), left=(1, 1), right=(1, 1), value=(0.0, 0.0))
+    with pytest.raises(ValueError):
+        loop({"a": 0.0})
+
+
+def test_the_boosted_fit_learns_what_features_say_together() -> None:
+    """On rows where a replacement is marked by a or b but not both (a feature that counts only
+    without the other), a sum of weights cannot separate them; trees can."""
+    import numpy as np
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from fit_replace_model import Boosting, fit_model
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    grid = np.array([[a, b] for a in (0.0, 1.0) for b in (0.0, 1.0)] * 50)
+    y = (grid[:, 0] != grid[:, 1]).astype(float)
+    plain = fit_model(grid, y, 1.0, Boosting(trees=0)).scores(grid[:4])
+    boosted = fit_model(grid, y, 1.0, Boosting(trees=60, depth=2, rate=0.2, min_leaf=5))
+    assert all(0.4 < p < 0.6 for p in plain), plain  # the regression can only say "either way"
+    scores = boosted.scores(grid[:4])  # rows (0,0) (0,1) (1,0) (1,1)
+    assert min(scores[1], scores[2]) > 0.9 and max(scores[0], scores[3]) < 0.1, scores
+    # Written out, the model scores rows as the fit did.
+    model = boosted.model(["a", "b"], threshold=0.5)
+    assert [round(model.score({"a": a, "b": b}), 6) for a, b in grid[:4]] == [round(float(v), 6) for v in scores]
 
 
 def test_without_a_weights_file_nothing_is_replaced_by_the_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -141,7 +200,7 @@ def test_the_fit_tool_labels_rows_by_what_the_script_forgets(tmp_path: Path) -> 
 
 
 def test_the_fit_tool_runs_from_the_command_line(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, str(ROOT / "tools" / "fit_replace_model.py"), str(ROOT.parent / "shared" / "eval"), "--folds", "2"],
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "fit_replace_model.py"), str(ROOT.parent / "shared" / "eval"), "--folds", "2", "--repeats", "2", "--trees", "3"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "held-out folds" in out.stdout
