@@ -565,3 +565,22 @@ def test_zh_a_numbered_channel_is_a_label_a_new_one_replaces() -> None:
 def test_zh_a_length_of_time_said_as_more_changes_the_stored_one() -> None:
     state = say("洗衣机买两年延保。", "洗衣机天天转，延保再多一年吧。", lang="zh")
     assert "3年" in state.memory_text() and "两年" not in state.memory_text(), state.memory_text()
+
+
+@pytest.mark.parametrize("sentence", ["The second one can only be Thursday.", "We're on the 3rd floor.", "The third time was fine.", "It's his 40th birthday."])
+def test_an_ordinal_before_the_noun_it_counts_is_no_date(sentence: str) -> None:
+    assert not [t for t, k in read(sentence) if k == "date" and t.lower() != "thursday"], read(sentence)
+
+
+@pytest.mark.parametrize("sentence,date", [("The 15th suits them better.", "The 15th"), ("Move it to the 9th instead.", "the 9th"),
+                                           ("Book it for the second.", "the second"), ("It's on the 14th March.", "the 14th March")])
+def test_an_ordinal_before_a_verb_an_adverb_or_a_month_is_a_date(sentence: str, date: str) -> None:
+    assert (date, "date") in read(sentence), read(sentence)
+
+
+def test_a_date_said_first_in_its_sentence_keeps_no_capital_word_as_its_month() -> None:
+    state = say("The 15th suits them better.", "Move it to the 9th instead.")
+    dates = [i.value for i in state.facts if i.kind == "date"]
+    assert dates == ["the 9th"], dates  # not "The the 9th": "The" is no month
+    state = say("The fair is on the 3rd of March.", "Sorry, the 13th.")
+    assert [i.value for i in state.facts if i.kind == "date"] == ["the 13th of March"]

@@ -16,7 +16,7 @@ from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_ITEM, KIND_NAME, KIND_NUMBER, KIND_PLACE, KIND_QUANTITY, KIND_TIME
 from sotto.memory.text import EN_DATE as _EN_DATE
 from sotto.memory.text import EN_MONTHS as _MONTHS
-from sotto.memory.text import EN_COUNT_ORDINALS, EN_NUMBER_WORDS, EN_STOPWORDS
+from sotto.memory.text import EN_COUNT_ORDINALS, EN_NUMBER_WORDS, EN_ORDINALS, EN_STOPWORDS
 from sotto.memory.text import EN_WEEKDAYS as _WEEKDAYS
 from sotto.memory.values import _NOTE_CUTS, _QUOTED, Value, _carries_value, _overlaps, code_spans, without_appositive_roles, spelled_again
 from sotto.text.questions import asks
@@ -288,6 +288,26 @@ _NOT_A_UNIT = frozenset(
 )
 
 
+def _ordinal_of_a_thing(said: str, after: str) -> bool:
+    """An ordinal alone ("the 3rd", "the second") followed by a noun it counts: "the 3rd floor",
+    "the second one". A date's ordinal is followed by a verb ("the 15th suits them"), a function
+    word ("the 9th at ten"), an adverb ("the 8th instead") or nothing."""
+    if not re.fullmatch(rf"(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{EN_ORDINALS})", said, re.I):
+        return False
+    m = re.match(r"\s+([a-z]+)\b", after)  # lower case: "the 14th March" goes on to its month
+    if m is None:
+        return False
+    word = m.group(1)
+    if word in ("one", "ones"):
+        return True
+    return (len(word) >= 3 and word not in EN_STOPWORDS and word not in _NOT_AFTER_A_THING
+            and re.search(r"(?:s|ly|ed)$", word) is None and not _EN_DATE.match(word))
+
+
+# Words that follow a date's ordinal and count nothing.
+_NOT_AFTER_A_THING = frozenset("now instead next either onwards till until right again then first last morning afternoon evening night onward latest earliest".split())
+
+
 def _en_quantity(m: re.Match[str], text: str) -> tuple[int, str] | None:
     """The end and the unit of a count with its counted noun ("three bikes", "twenty-eight grams"), or None."""
     unit = m.group("unit")
@@ -464,6 +484,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             continue  # "may" the verb
         if word == "second" or word == "first" or (re.fullmatch(r"third|quarter|fifth|tenth", word) and re.search(r"\b(?:a|one|by a)\s+$", text[: m.start()], re.I)):
             continue  # "a second bike", "first thing", "by a third": ordinals alone are not dates
+        if _ordinal_of_a_thing(m.group(0), text[m.end():]):
+            continue  # "the second one", "the 3rd floor", "the third time": an ordinal counts the thing after it
         add(m.start(), m.end(), KIND_DATE)
     for m in _EN_BARE_TIME.finditer(text):
         bound = re.match(r"before|after", m.group(0), re.I)

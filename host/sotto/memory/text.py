@@ -105,6 +105,7 @@ _ORDINALS = (
     "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|"
     "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirtieth|thirty[- ]first"
 )
+EN_ORDINALS = _ORDINALS  # a pattern: "first" ... "thirty-first"
 # "a third place": the ordinals that say a count in all (second to tenth).
 EN_COUNT_ORDINALS = tuple(_ORDINALS.split("|")[1:10])
 EN_DATE = re.compile(
@@ -112,7 +113,7 @@ EN_DATE = re.compile(
     rf"|(?:{EN_WEEKDAYS}) (?:to|through|till|until|-) (?:{EN_WEEKDAYS})"  # "Monday to Wednesday": one span of days
     rf"|(?:{EN_WEEKDAYS}),? (?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{EN_MONTHS}))?"  # "Wednesday the 18th": one day
     rf"|(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINALS})(?: of (?:{EN_MONTHS}))?,? (?:a|on a) (?:{EN_WEEKDAYS})"  # "the twenty-third, a Tuesday"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:{EN_MONTHS})(?: \d{{4}})?"  # "28 December"
+    rf"|(?:the )?\d{{1,2}}(?:st|nd|rd|th)? (?:{EN_MONTHS})(?: \d{{4}})?"  # "28 December", "the 14th March"
     rf"|(?:the )?day after tomorrow|(?:the )?day before yesterday|tomorrow(?: (?:morning|afternoon|evening|night))?|today|tonight|yesterday"
     rf"|this (?:morning|afternoon|evening)"
     rf"|(?:next |this |last |every )?(?:{EN_WEEKDAYS})s?(?: (?:morning|afternoon|evening|night)s?)?"

@@ -657,7 +657,7 @@ def decide_values(
             weekday = weekday_kept(decision.target.value, new_item.value) if v.kind == KIND_DATE and lang != "zh" else None
             if weekday is not None:
                 new_item.value = weekday  # "the week after, the 29th" after "Thursday the 22nd": Thursday the 29th
-            month = re.search(r"\s+of\s+[A-Z][a-z]+$|^[A-Z][a-z]+(?=\s+\d)", decision.target.value)
+            month = re.search(rf"\s+of\s+(?:{EN_MONTHS})$|^(?:{EN_MONTHS})(?=\s+\d)", decision.target.value, re.I)  # not "The" of "The 15th"
             if v.kind == KIND_DATE and month and not re.search(r"\b(?:of )?[A-Z][a-z]+\b", v.text) and re.search(r"\d|(?:st|nd|rd|th)$", v.text):
                 # "it's the 13th" after "the 3rd of March": the 13th of March.
                 new_item.value = v.text + month.group(0) if month.group(0).startswith(" ") else f"{month.group(0)} {v.text}"
