@@ -99,3 +99,34 @@ def test_getting_up_is_no_admission(text: str) -> None:
     from sotto.memory.language import EN_ADMISSIONS
 
     assert not EN_ADMISSIONS.search(text), text
+
+
+def _counts(state) -> list[str]:  # type: ignore[no-untyped-def]
+    return [i.value for i in state.facts if i.kind == "quantity"]
+
+
+def test_again_before_the_verb_that_brings_a_count_adds_to_the_stored_count() -> None:
+    # 又 + verb + count is "more"; 又是 + count is the same count said again.
+    assert "15张照片" in _counts(say("一共十二张照片要修。", "我妈又翻出来三张，一块儿修了。", lang="zh"))
+    assert "5盆花" in _counts(say("我们买了三盆花。", "下午又要两盆。", lang="zh"))
+    counts = _counts(say("我们买了三盆花。", "又是三个人来。", lang="zh"))
+    assert "三盆花" in counts, counts
+
+
+def test_people_named_by_their_noun_count_as_the_people_stored() -> None:
+    counts = _counts(say("她们队一共八个人。", "又有两个阿姨加进来了。", lang="zh"))
+    assert "10个人" in counts and "八个人" not in counts, counts
+
+
+def test_a_measure_word_of_strings_and_bundles_counts() -> None:
+    assert "30挂" in _counts(say("鞭炮订了二十挂。", "鞭炮再加十挂。", lang="zh"))
+
+
+def test_together_is_no_count_of_kuai() -> None:
+    assert not [t for t, k in _read("我们一块儿去吧。", "zh") if k == "quantity"]
+
+
+def test_an_amount_said_per_measure_word_is_a_price_not_a_count_of_people() -> None:
+    state = say("她们队一共八个人。", "队服是统一买的，一套一百三，球拍用她自己那副就行。", lang="zh")
+    assert "八个人" in _counts(state), state.facts
+    assert any(i.value == "一百三" for i in state.facts)

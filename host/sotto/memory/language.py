@@ -97,6 +97,20 @@ EN_PEOPLE_NOUNS = frozenset(
     ).split()
 )
 ZH_PEOPLE_UNITS = frozenset(["人", "位", "个人", "口人", "位客人", "个客人"])
+# A Chinese noun for people ends in a morpheme that says so (队员, 学生, 朋友, 客人) or is a word of
+# kin or address (阿姨, 小朋友): 两个阿姨 count what 八个人 count.
+_ZH_PERSON_NOUN = re.compile(
+    r"^[个位名口]?(?:[\u4e00-\u9fff]*(?:人|员|生|友|客|家长|孩子?|小孩|朋友|同学|老人|娃|爸爸|妈妈|爷爷|奶奶|外公|外婆|姥姥|姥爷"
+    r"|哥哥|姐姐|弟弟|妹妹|叔叔|阿姨|舅舅|姑姑|大爷|大妈|大姐|大哥|师傅))$")
+
+
+def counts_people(unit: str, lang: str) -> bool:
+    """The counted noun is people: "kids", "guests", 个阿姨, 名队员 (not 个花盆)."""
+    u = unit.strip().lower()
+    if lang == "zh":
+        return _ZH_PERSON_NOUN.match(u) is not None and u not in ("个", "位")  or u in ("位", "名")
+    words = u.split()
+    return bool(words) and (words[-1] in ("people", "guests", "adults", "friends", "kids", "children", "colleagues") or stem(words[-1]) in EN_PEOPLE_NOUNS)
 # Words that carry no key of their own: generic verbs, evaluations, pronouns.
 EN_EMPTY_WORDS = frozenset(
     """make made do did done go going goes went be being been is are was were will would shall should can could may might must

@@ -22,7 +22,7 @@ from sotto.text.questions import asks, zh_asks_with_question_word
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
 # Measure words (and the metric prefixes said before a unit: 毫升, 厘米): what a number counts.
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档亩吨"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档亩吨挂串捆提沓摞筐篮屉笼缸"
 # A number said before one of these is not a number said alone: it counts, dates or labels.
 _ZH_CLASSIFIERS_FOR_NUMBERS = _ZH_CLASSIFIERS + "月日年届期栋单室"
 _ZH_NUMERIC = re.compile(
@@ -71,6 +71,8 @@ def _zh_change_before(before: str) -> tuple[bool, bool]:
     """(fewer, more): the words right before a count change a stored one (少拿一盒, 再加两袋, 还多一年)."""
     less = re.search(r"(?:少|减|减少|去掉)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None
     more = re.search(r"(?:多加|再加|加|再多|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送|来|发|寄|印|备)?了?$", before) is not None
+    # 又有两个, 又翻出来三张: "again" before the verb that brings the count (not 又是三个: the same count said again)
+    more = more or re.search(r"又(?!是)[\u4e00-\u9fff]{1,3}了?$", before) is not None
     return less, more
 
 
@@ -242,6 +244,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             continue  # "第二本", 老二小宇: an ordinal; "后四位": how many digits, not people
         if m.group("num") == "一" and text[end:end + 1] in ("是", "要", "给"):
             continue  # "一本是《活着》": one of them, not a count
+        if m.group(0).startswith(("一块儿", "一块去", "一块来")):
+            continue  # "一块儿修了": together, not one 块
         for i in range(m.start("unit") + 1, m.end()):
             if starts.get(i, "n")[:1] in "adcpryexuv":  # "八寸肯定不够", "二十个根本不够": the unit is 寸, 个; "肯定", "根本" are not counted
                 unit, end = text[m.start("unit"): i], i
@@ -275,6 +279,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     found.sort(key=lambda v: v.start)
     found = without_appositive_roles(found, text)
     for v in found:
+        each_of = re.search(rf"一([{_ZH_CLASSIFIERS}])$", text[: v.start]) if v.kind == KIND_NUMBER else None
+        if each_of is not None:
+            v.per = each_of.group(1)  # 一套一百三: 130 a set
         way = _ZH_AMOUNT_CHANGE.search(text[max(0, v.start - 3): v.start]) if v.kind == KIND_NUMBER else None
         if way is not None:
             v.delta, v.delta_sign = True, -1 if way.group("less") else 1  # 每晚多收一百二, 每人便宜一百二

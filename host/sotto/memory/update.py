@@ -40,7 +40,7 @@ from sotto.memory.items import (
     VALUE_KINDS,
     Item,
 )
-from sotto.memory.language import EN_PEOPLE_NOUNS, has_additive, has_change_cue, says_not
+from sotto.memory.language import EN_PEOPLE_NOUNS, counts_people, has_additive, has_change_cue, says_not
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at, part_of_day
 from sotto.memory.read_en import _is_name_word
@@ -126,6 +126,8 @@ def number_of(text: str) -> float | None:
 
 
 def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
+    if value.per and stored.kind == KIND_QUANTITY and not MONEY_VALUE.search(stored.value) and not re.search(r"[块元毛角]$", item_unit(stored, lang)):
+        return False  # 一套一百三 is a price a set: it counts no people ("八个人")
     if stored.kind == value.kind == KIND_TIME and _by_meal(stored.value) != _by_meal(value.text):
         return False  # "after breakfast" is another sort of time than "8 am": neither replaces the other
     if stored.kind == value.kind == KIND_NUMBER and _misread_code(stored.value, value.text) is not None:
@@ -1018,8 +1020,7 @@ def _dedupe_words(text: str) -> str:
 
 
 def _people_like(unit: str) -> bool:
-    words = unit.lower().split()
-    return bool(words) and words[-1] in ("friends", "kids", "children", "colleagues", "people", "guests", "adults") or unit.endswith("人")
+    return counts_people(unit, "zh" if re.search(r"[\u3400-\u9fff]", unit) else "en")
 
 
 def _contains_value(item: Item, text: str) -> bool:
@@ -1620,6 +1621,8 @@ def _zh_new_thing(text: str, v: Value, base: list[Item]) -> bool:
     at = v.text.find(v.unit[:1]) if v.unit else -1
     if at < 0:
         return False
+    if counts_people(v.unit, "zh") and any(item_unit(s, "zh") == "people" for s in base):
+        return False  # 又有两个阿姨加进来了 after 八个人: people counted are the people stored
     thing = re.match(r"[^\s，。,.！!？?；;、的吧呀啊了]{2,8}", text[v.start + at + 1:])
     return thing is not None and not any(thing.group(0)[:2] in s.key + s.value for s in base)
 

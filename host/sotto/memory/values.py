@@ -47,6 +47,7 @@ class Value:
     factor: float = 0.0  # "double the chilli", 减半: a stored amount multiplied (0: none)
     each: bool = False  # "one more of each", 各加一个: every count of the latest list changes by it
     moved_by: int = 0  # minutes the sentence says the new time moved ("on by an hour, so half eleven"): which stored time it was
+    per: str = ""  # the measure an amount is said per: 套 of 一套一百三 ("130 a set"), a price, not a count
     anchored: bool = False  # a change only of a stored value: a shift of a day the turn names (提前一天去, not
     # 提前五天停), one more of a stored count ("another grown-up"; with no count stored, nothing)
 
