@@ -584,3 +584,21 @@ def test_a_date_said_first_in_its_sentence_keeps_no_capital_word_as_its_month() 
     assert dates == ["the 9th"], dates  # not "The the 9th": "The" is no month
     state = say("The fair is on the 3rd of March.", "Sorry, the 13th.")
     assert [i.value for i in state.facts if i.kind == "date"] == ["the 13th of March"]
+
+
+def test_a_weekday_said_in_the_plural_names_the_stored_day_with_its_part_of_the_day() -> None:
+    state = say("I read with the kids on Tuesday afternoons.", "Thursdays suit me better than Tuesdays, so I've switched to Thursday afternoons.")
+    dates = [i.value for i in state.facts if i.kind == "date"]
+    assert dates == ["Thursday afternoons"], dates  # one day, said more closely; no second date
+
+
+def test_a_day_that_replaced_another_moves_in_the_keys_that_said_it() -> None:
+    state = say("The plumber can come Wednesday afternoon, put him down for Wednesday at two.", "Hmm, I'm out on Wednesday. Thursday afternoon works, same time.")
+    keys = [i.key for i in state.facts if i.kind == "time"]
+    assert not any("Wednesday" in k for k in keys) and any("Thursday" in k for k in keys), state.facts
+
+
+def test_a_more_precise_day_said_again_is_no_refinement_of_a_day_that_was_only_added() -> None:
+    state = say("Manure from Holt's Farm, six bags, Thursday morning.", "They can only do Friday, so Friday morning, and since they're coming anyway, eight bags.")
+    dates = [i.value for i in state.facts if i.kind == "date"]
+    assert "Friday morning" in dates and "Thursday morning" not in dates, dates

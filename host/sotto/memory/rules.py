@@ -27,7 +27,7 @@ from sotto.memory.read_zh import ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, contains_ci, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, later_kinds_of, names_value, replace_in_items, said_unchanged, same_sort, same_value
+from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, later_kinds_of, names_value, replace_in_items, said_unchanged, same_sort, same_value, weekday_of
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -338,6 +338,11 @@ class _Working:
                     # "on Church Street", "from 22 Orchard Rise" were said as "Church Street", "Orchard
                     # Rise" where they describe another thing.
                     self.propagate(bare, core.sub("", d.item.value), d.item)
+                old_day, new_day = weekday_of(d.target.value, bare=False), weekday_of(d.item.value, bare=False)
+                if d.target.kind == "date" and old_day and new_day and old_day != new_day and weekday_of(d.target.value, bare=True) is None:
+                    # "Thursday morning" was said as "Thursday" where it keys another value ("pencil him
+                    # in for Thursday at eight"): the day moves there too.
+                    self.propagate(old_day.capitalize(), new_day.capitalize(), d.item)
                 self.result.added.append(d.item)
                 replaced = True
         return replaced

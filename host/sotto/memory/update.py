@@ -44,7 +44,7 @@ from sotto.memory.language import EN_PEOPLE_NOUNS, counts_people, has_additive, 
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at, part_of_day
 from sotto.memory.read_en import _is_name_word
-from sotto.memory.text import EN_COUNT_ORDINALS, EN_MONTHS, EN_NUMBER_WORDS, MONEY_VALUE, stem
+from sotto.memory.text import EN_COUNT_ORDINALS, EN_MONTHS, EN_NUMBER_WORDS, EN_WEEKDAYS, MONEY_VALUE, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
 ADD, UPDATE, DELETE, NOOP = "add", "update", "delete", "noop"
@@ -541,6 +541,14 @@ def decide_values(
                     decision = Decision(UPDATE, new_item, target, "one end of a stored range")
         # 2. a repeat (also of a value this sentence already gave: "the 15th ... on the 15th")
         if decision is None and any(same_value(s, v.text) for s in current if id(s) not in stored_ids):
+            out.consumed.add(id(v))
+            continue
+        # "Thursdays suit me better than Tuesdays, so I've switched to Thursday afternoons": the day
+        # that replaced one, said more closely (a day that was added is left to the usual steps).
+        said_first = [d.item for d in out.decisions if d.op == UPDATE and d.item is not None and d.item.kind == KIND_DATE == v.kind and d.item.turn == turn
+                      and weekday_of(v.text, bare=False) and weekday_of(d.item.value, bare=True) == weekday_of(v.text, bare=False)]
+        if decision is None and said_first:
+            said_first[-1].value = v.text
             out.consumed.add(id(v))
             continue
         if decision is None and _is_bare_number(v.text) and any(_number_said_in(s.value, v.text, lang) for s in current if s.turn == turn and turn):
@@ -1082,6 +1090,8 @@ def same_value(item: Item, text: str) -> bool:
     a2, b2 = strip.sub("", strip.sub("", a)), strip.sub("", strip.sub("", b))
     if a2 == b2 or a2.removesuffix("s") == b2.removesuffix("s"):
         return True
+    if item.kind == KIND_DATE and weekday_of(b2, bare=True) is not None and weekday_of(b2, bare=True) == weekday_of(a2, bare=False):
+        return True  # "better than Tuesdays" names the stored "Tuesday afternoons" (not the reverse: that says more)
     if item.kind == KIND_TIME and _same_clock(item.value, text):
         return True  # "half one" names the stored "1:30"
     if item.kind == KIND_TIME and _RANGE_SPLIT.search(item.value) and not _RANGE_SPLIT.search(text):
@@ -1093,6 +1103,15 @@ def same_value(item: Item, text: str) -> bool:
         said = int(b2) if re.fullmatch(r"\d{1,2}", b2) else number_value(b2, "en") if re.fullmatch(r"[a-z]+", b2) else None
         return hour is not None and said is not None and hour % 12 == said % 12
     return False
+
+
+_WEEKDAY_SAID = re.compile(rf"^(?:every |on )?({EN_WEEKDAYS})s?(?P<part> (?:morning|afternoon|evening|night)s?)?$")
+
+
+def weekday_of(text: str, *, bare: bool) -> str | None:
+    """The weekday a date is, said alone (plural or not) or, unless `bare`, with a part of the day."""
+    m = _WEEKDAY_SAID.match(_norm(text))
+    return m.group(1) if m and not (bare and m.group("part")) else None
 
 
 _BY_MEAL = re.compile(r"\b(?:before|after|with) (?:breakfast|lunch|dinner|supper|tea|meals|food|bed|bedtime)\b|(?:饭|餐|睡觉|睡)[前后]", re.I)
