@@ -130,3 +130,16 @@ def test_an_amount_said_per_measure_word_is_a_price_not_a_count_of_people() -> N
     state = say("她们队一共八个人。", "队服是统一买的，一套一百三，球拍用她自己那副就行。", lang="zh")
     assert "八个人" in _counts(state), state.facts
     assert any(i.value == "一百三" for i in state.facts)
+
+
+@pytest.mark.parametrize("text,value", [("Add another 40 to ours.", "another 40"), ("Put in a further 30 bags.", "a further 30 bags")])
+def test_another_number_is_a_change_of_a_count(text: str, value: str) -> None:
+    values = [(v.text, v.delta) for v in read_sentence(text, "en").values]
+    assert (value, True) in values, values
+
+
+def test_another_number_said_of_one_order_adds_to_that_order() -> None:
+    state = say("Two bread orders: the bakery wants 60 rolls on Friday.", "The other is the cafe on Mill Street, 25 on Saturday.",
+                "The bakery's got a party on, so add another 40 to theirs.")
+    counts = [i.value for i in state.facts if i.kind in ("quantity", "number")]
+    assert "100 rolls" in counts and "60 rolls" not in counts and "25" in counts, counts

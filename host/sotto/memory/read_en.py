@@ -171,13 +171,15 @@ _EN_MOVED_TO = re.compile(
 # "two more", "one fewer" with no noun: a change to the count last spoken of.
 # "add another grown-up", "an extra ticket", "we'll need a third place": one more of a stored count.
 _EN_ONE_MORE = re.compile(
-    rf"\b(?:another|an? extra|an additional|one extra|a (?:{'|'.join(EN_COUNT_ORDINALS)}))\s+"
+    rf"\b(?:another|a further|an? extra|an additional|one extra|a (?:{'|'.join(EN_COUNT_ORDINALS)}))\s+"
     rf"(?:(?:{EN_NUMBER_WORDS}|\d{{1,3}})\s+)?"  # "another eight people": eight more
     r"(?P<unit>(?!(?:one|of|at|to|in|on|for|and|or|the|a|an|with|time|times|look|go|opinion|thought|chance|coat|round|try|day|week|month|year|thing|bit|while|minute|hour|second)\b)[a-z][a-z-]*)\b",
     re.I,
 )
 # "one more of each", "another of each", "two fewer of each": every count of the list just given.
 _EN_EACH_DELTA = re.compile(rf"\b(?:(?P<n>{EN_NUMBER_WORDS}|\d{{1,3}}|a couple) (?P<dir>more|extra|fewer|less)|another(?: one)?) of (?:each|both|them all)\b", re.I)
+# "add another 120 to theirs": a number more of a count named elsewhere (with its noun it is _EN_ONE_MORE's)
+_EN_ANOTHER_N = re.compile(rf"\b(?:another|a further|an additional)\s+(?:{EN_NUMBER_WORDS}|\d{{1,4}})\b(?![\s-]+[a-z]+\b(?<!\bto)(?<!\bfor)(?<!\bon)(?<!\bat)(?<!\bin))(?![.,:]\d)", re.I)
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR 448193") and sizes with ×: one value (a code written
 # as one token, "B12" or "700x25", is read by `values.code_spans`).
@@ -500,6 +502,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit").lower(), delta=True, anchored=True)
     for m in _EN_EACH_DELTA.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="", delta=True, each=True, delta_sign=-1 if (m.group("dir") or "").lower() in ("fewer", "less") else 1)
+    for m in _EN_ANOTHER_N.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="", delta=True)
     for m in _EN_BARE_DELTA.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit="", delta=True, delta_sign=-1 if m.group("dir").lower() in ("fewer", "less") else 1)
     for m in _EN_FREQUENCY.finditer(text):
