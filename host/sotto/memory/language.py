@@ -108,9 +108,10 @@ def counts_people(unit: str, lang: str) -> bool:
     """The counted noun is people: "kids", "guests", 个阿姨, 名队员 (not 个花盆)."""
     u = unit.strip().lower()
     if lang == "zh":
-        return _ZH_PERSON_NOUN.match(u) is not None and u not in ("个", "位")  or u in ("位", "名")
+        return u in ("位", "名") or _ZH_PERSON_NOUN.match(u) is not None
     words = u.split()
     return bool(words) and (words[-1] in ("people", "guests", "adults", "friends", "kids", "children", "colleagues") or stem(words[-1]) in EN_PEOPLE_NOUNS)
+
 # Words that carry no key of their own: generic verbs, evaluations, pronouns.
 EN_EMPTY_WORDS = frozenset(
     """make made do did done go going goes went be being been is are was were will would shall should can could may might must

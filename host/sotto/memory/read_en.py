@@ -178,7 +178,8 @@ _EN_ONE_MORE = re.compile(
 )
 # "one more of each", "another of each", "two fewer of each": every count of the list just given.
 _EN_EACH_DELTA = re.compile(rf"\b(?:(?P<n>{EN_NUMBER_WORDS}|\d{{1,3}}|a couple) (?P<dir>more|extra|fewer|less)|another(?: one)?) of (?:each|both|them all)\b", re.I)
-# "add another 120 to theirs": a number more of a count named elsewhere (with its noun it is _EN_ONE_MORE's)
+# "add another 120 to theirs": a number more of a count named elsewhere. Followed by a word it is
+# _EN_ONE_MORE's ("another 20 chairs"), unless that word is a preposition; a decimal is no count.
 _EN_ANOTHER_N = re.compile(rf"\b(?:another|a further|an additional)\s+(?:{EN_NUMBER_WORDS}|\d{{1,4}})\b(?![\s-]+[a-z]+\b(?<!\bto)(?<!\bfor)(?<!\bon)(?<!\bat)(?<!\bin))(?![.,:]\d)", re.I)
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR 448193") and sizes with ×: one value (a code written

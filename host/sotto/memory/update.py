@@ -426,7 +426,7 @@ def decide_values(
                 people = [s for s in base if item_unit(s, lang) == "people"]
                 base = people or base
             if not base:
-                base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and _people_like(v.unit) else []
+                base = [s for s in current if s.kind == KIND_QUANTITY and item_unit(s, lang) == "people"] if unit_key(v.unit, lang) != "people" and counts_people(v.unit, lang) else []
             absolute = _totals_of_change(v, news, statement)
             if absolute:
                 for said_total in absolute:
@@ -1025,10 +1025,6 @@ def _dedupe_words(text: str) -> str:
         if word.lower() not in (w.lower() for w in seen):
             seen.append(word)
     return " ".join(seen)
-
-
-def _people_like(unit: str) -> bool:
-    return counts_people(unit, "zh" if re.search(r"[\u3400-\u9fff]", unit) else "en")
 
 
 def _contains_value(item: Item, text: str) -> bool:
