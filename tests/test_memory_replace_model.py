@@ -82,6 +82,8 @@ def test_a_model_with_trees_survives_its_json() -> None:
     {"feature": ["a", ""], "threshold": [0.5, 0.0], "left": [1, 0], "right": [5, 0], "value": [0.0, 1.0]},  # a child outside the tree
     {"feature": ["a", "", ""], "threshold": [0.5], "left": [1, 0, 0], "right": [2, 0, 0], "value": [0.0, 1.0, 2.0]},  # columns differ
     {"feature": [], "threshold": [], "left": [], "right": [], "value": []},
+    {"feature": ["a", "", ""], "threshold": [0.5, 0.0, 0.0], "left": [1.5, 0, 0], "right": [2, 0, 0], "value": [0.0, 1.0, 2.0]},  # no whole index
+    {"feature": ["a", "", ""], "threshold": [0.5, 0.0, 0.0], "left": [1, 0, 0], "right": [2, 0, 0], "value": [0.0, "x", 2.0]},  # no number
 ])
 def test_a_malformed_tree_is_refused_when_read(tree: dict[str, list[object]]) -> None:
     text = json.dumps({"bias": 0.0, "threshold": 0.5, "weights": {}, "trees": [tree]})

@@ -180,7 +180,7 @@ _EN_ONE_MORE = re.compile(
 _EN_EACH_DELTA = re.compile(rf"\b(?:(?P<n>{EN_NUMBER_WORDS}|\d{{1,3}}|a couple) (?P<dir>more|extra|fewer|less)|another(?: one)?) of (?:each|both|them all)\b", re.I)
 # "add another 120 to theirs": a number more of a count named elsewhere. Followed by a word it is
 # _EN_ONE_MORE's ("another 20 chairs"), unless that word is a preposition; a decimal is no count.
-_EN_ANOTHER_N = re.compile(rf"\b(?:another|a further|an additional)\s+(?:{EN_NUMBER_WORDS}|\d{{1,4}})\b(?![\s-]+[a-z]+\b(?<!\bto)(?<!\bfor)(?<!\bon)(?<!\bat)(?<!\bin))(?![.,:]\d)", re.I)
+_EN_ANOTHER_N = re.compile(rf"\b(?:another|a further|an additional)\s+(?:{EN_NUMBER_WORDS}|\d{{1,4}})\b(?![\s-]+(?!(?:to|for|on|at|in)\b)[a-z]+\b)(?![.,:]\d)", re.I)
 _EN_BARE_DELTA = re.compile(rf"\b(?:{EN_NUMBER_WORDS}|\d{{1,3}}) (?P<dir>more|extra|fewer|less)\b(?! [a-z]+s\b)", re.I)
 # Codes read out with spaces ("WTU 2270 C", "DR 448193") and sizes with ×: one value (a code written
 # as one token, "B12" or "700x25", is read by `values.code_spans`).

@@ -18,9 +18,11 @@ import logging
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 from pathlib import Path
 
 WEIGHTS_FILE = Path(__file__).with_name("replace_weights.json")
+_N = TypeVar("_N", int, float)
 
 log = logging.getLogger(__name__)
 
@@ -51,14 +53,22 @@ class Tree:
 
     @classmethod
     def from_dict(cls, data: dict[str, list[object]]) -> "Tree":
-        tree = cls(feature=tuple(str(f) for f in data["feature"]), threshold=tuple(float(str(t)) for t in data["threshold"]),
-                   left=tuple(int(str(n)) for n in data["left"]), right=tuple(int(str(n)) for n in data["right"]), value=tuple(float(str(v)) for v in data["value"]))
+        tree = cls(feature=tuple(str(f) for f in data["feature"]), threshold=tuple(_number(t, float) for t in data["threshold"]),
+                   left=tuple(_number(n, int) for n in data["left"]), right=tuple(_number(n, int) for n in data["right"]),
+                   value=tuple(_number(v, float) for v in data["value"]))
         size = len(tree.feature)
         if not size or any(len(column) != size for column in (tree.threshold, tree.left, tree.right, tree.value)):
             raise ValueError("tree columns differ in length")
         if any(f and not (0 < left < size and 0 < right < size) for f, left, right in zip(tree.feature, tree.left, tree.right)):
             raise ValueError("tree node points outside the tree")
         return tree
+
+
+def _number(x: object, kind: type[_N]) -> _N:
+    """A number read from JSON as `kind` (a node index must be a whole number; true is no number)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or (kind is int and x != int(x)):
+        raise ValueError(f"not a {kind.__name__}: {x!r}")
+    return kind(x)
 
 
 @dataclass(frozen=True)
