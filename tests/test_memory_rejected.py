@@ -80,6 +80,19 @@ def test_what_is_said_around_the_thing_is_read() -> None:
     assert row["question_clause"] == 1.0 and row["kept_clause"] == 1.0 and row["turned_down_shape"] == 0.0
 
 
+def test_a_new_thing_of_the_same_sort_is_read_beside_the_one_said_again() -> None:
+    def sibling(stored_value: str, words: str, lang: str) -> float:
+        stored = [Item(key="", value=stored_value, kind="note", turn=1)]
+        (m,) = rejected.mentions(words, stored, lang)
+        return rejected.features(m, words, rejected.stored_words(stored), lang, rules_changed=False)["sibling_said"]
+
+    # Chinese: a new word with the same head (木 of 桦木 and 松木); English: a new word before the same head.
+    assert sibling("书架用桦木做", "桦木太贵了，换松木的。", "zh") == 1.0
+    assert sibling("书架用桦木做", "桦木挺好，再加两块隔板。", "zh") == 0.0
+    assert sibling("bring the short gaiters", "The short ones leak, I'll take the tall ones.", "en") == 1.0
+    assert sibling("bring the short gaiters", "The short ones are fine, and pack a flask.", "en") == 0.0
+
+
 def test_the_shipped_weights_name_the_features_the_code_computes() -> None:
     shipped = json.loads(rejected.WEIGHTS_FILE.read_text(encoding="utf-8"))
     stored = [Item(key="dessert", value="a lemon tart", kind="note", turn=1)]

@@ -952,3 +952,35 @@ def test_a_name_said_after_an_article_does_not_replace_the_latest_person() -> No
     change does not make them replace the guide."""
     text = say("Our tour guide on Saturday is Ibrahim.", "We've swapped the castle for the Roman baths now, the Aquae tour at eleven.").memory_text()
     assert "Ibrahim" in text and "Aquae" in text and "eleven" in text, text
+
+
+def test_a_code_corrected_by_its_own_key_not_by_a_word_its_turn_shared() -> None:
+    # Both pins were told in one turn: 数据 is the data pin's key, not a reason to change the clock pin.
+    state = SessionState(session_id="t")
+    state.facts = [
+        Item(key="主控用", value="STM32", kind="number", turn=1), Item(key="数据脚接", value="PA9", kind="number", turn=1),
+        Item(key="时钟脚接", value="PA10", kind="number", turn=1), Item(key="主控用，的数据脚接，时钟脚接", value="主控用，的数据脚接，时钟脚接", kind="note", turn=1),
+    ]
+    values = [f.value for f in extract("哎我看错原理图了，数据脚接的是PB6，时钟那根没接错。", state, lang="zh", turn=2).state.facts if f.kind != "note"]
+    assert "PB6" in values and "PA9" not in values and "PA10" in values, values
+
+
+def test_a_clause_that_says_it_was_not_got_wrong_keeps_its_value() -> None:
+    from sotto.memory.statements import read_sentence
+    from sotto.memory.update import said_unchanged
+
+    stored = [Item(key="数据脚接", value="PA9", kind="number", turn=1), Item(key="时钟脚接", value="PA10", kind="number", turn=1)]
+    assert [i.value for i in said_unchanged(read_sentence("时钟脚没接错", "zh"), stored)] == ["PA10"]
+    assert [i.value for i in said_unchanged(read_sentence("时钟那根没接错", "zh"), stored)] == ["PA10"]
+    assert said_unchanged(read_sentence("时钟脚没接上", "zh"), stored) == []
+
+
+def test_a_chinese_noun_shortened_to_its_head_is_the_same_key() -> None:
+    # 餐厅 is the 西餐厅 of the first turn: its time changes, the film's stays.
+    state = say("七夕那天我订了江边那家西餐厅，晚上七点，吃完去看九点的电影。", "餐厅刚来电话，只剩六点半的位子了，那就六点半吧。", lang="zh")
+    times = [f.value for f in state.facts if f.kind == "time"]
+    assert "六点半" in times and "九点" in times and not any("七点" in t for t in times), times
+    from sotto.memory.statements import content_stems
+
+    assert {"西餐厅", "餐厅"} <= content_stems("西餐厅")
+    assert content_stems("蜘蛛人") == {"蜘蛛人"} and content_stems("一等奖") == {"一等奖"}  # no head of a word the dictionary lacks

@@ -118,7 +118,19 @@ def _zh_content_words(run: str) -> frozenset[str]:
         if flag[:1] in ZH_NO_KEY_FLAGS or (flag[:1] == "m" and re.search(r"[零〇一二两三四五六七八九十百千万\d几半]", word)):
             continue  # particles, prepositions, adverbs, pronouns, numerals: no key (大碗, tagged a numeral, is a thing)
         out.add(word)
+        if len(word) >= 3 and flag[:1] == "n" and _known_noun(word[-2:]):
+            out.add(word[-2:])  # a noun is shortened to its head: 餐厅 is the 西餐厅, 市场 the 花卉市场
     return frozenset(out)
+
+
+_COMMON = 100  # how often a word occurs in the segmenter's dictionary to be taken as a word of its own
+
+
+def _known_noun(word: str) -> bool:
+    """A common noun of the segmenter's dictionary (it tags any unknown run a noun: 蛛人 of 蜘蛛人)."""
+    tokenizer = _jieba_tokenizer()
+    list(tokenizer.cut(""))  # the dictionary loads on the first cut
+    return (tokenizer.tokenizer.FREQ.get(word) or 0) >= _COMMON and tokenizer.word_tag_tab.get(word, "")[:1] == "n"
 
 
 

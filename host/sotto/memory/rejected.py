@@ -144,6 +144,24 @@ def _new_keys(text: str, known: frozenset[str]) -> set[str]:
     return content_stems(text) - known
 
 
+def _sibling_said(m: Mention, text: str, known: frozenset[str], lang: str) -> bool:
+    """The turn names a new thing of the mention's sort: in Chinese a new word with its head (last
+    character: 梨木 beside 椴木, 工行 beside 建行); in English a new word before the same head
+    ("the thigh-length ones" beside "the knee-high ones", "the evening one" beside "the sunrise one")."""
+    if lang == "zh":
+        head = m.said[-1]
+        return any(word[-1] == head and m.said not in word and word not in m.said and word not in known
+                   for word, _, _, _ in _tokens(text, lang))
+    after = re.match(r"[\s-]*([A-Za-z]+)", text[m.end:])
+    if after is None:
+        return False
+    head = after.group(1).lower()
+    return any(
+        key not in known and key not in m.keys and re.match(rf"[\s-]*{re.escape(head)}\b", text[end:], re.I) is not None
+        for _, start, end, key in _tokens(text, lang) if start != m.start
+    )
+
+
 def features(m: Mention, text: str, known: frozenset[str], lang: str, *, rules_changed: bool) -> dict[str, float]:
     """What the turn says around a stored thing it names again (each feature in [0, 1])."""
     spans = _clauses(text, lang)
@@ -184,6 +202,7 @@ def features(m: Mention, text: str, known: frozenset[str], lang: str, *, rules_c
     shape = (ruled_out_before or ruled_out_after or ruled_out_clause) and bool(new_here or new_elsewhere) and not asks and not kept and not additive
     return {
         "turned_down_shape": float(shape),
+        "sibling_said": float(_sibling_said(m, text, known, lang)),
         "slot_elsewhere": float(slot_elsewhere),
         "topic_alone": float(opens and alone),
         "ruled_out_before": float(ruled_out_before),

@@ -1043,7 +1043,7 @@ _TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|
 SAID_AS_UNCHANGED = "said as unchanged"  # a NOOP that names no value again: the turn-level pass skips it
 # "staying" only with the value right after it (a context has its value cut out: "the width's
 # staying at ."): "staying two nights" and "staying at the Hilton" are a stay.
-_STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|(?:\bis|'s|\bhas) confirmed(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没错", re.I)
+_STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|(?:\bis|'s|\bhas) confirmed(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没[\u4e00-\u9fff]?错", re.I)
 # A clause that says a thing is unchanged ("still", "as before", 照旧); also read by `memory.rejected`.
 STEADY_CLAUSE = re.compile(_STEADY.pattern + r"|\b(?:where|as) (?:it|they) (?:was|were|is|are)\b|\b(?:is|'s|are) the same\b", re.I)
 _TAIL_CUE = re.compile(
@@ -1196,6 +1196,11 @@ def _by_key(
     # clearance, so the sides come out at 440": "sides" is the 440's, not the ten mil's).
     others = set().union(*(content_stems(o.context) for o in statement.values if o is not v and o.context)) - own if lang != "zh" else set()
     frame_keys = statement.frame_keys - names - others
+    cand_keys = [(c, _key_stems(c)) for c in candidates]
+
+    def others_keys(s: Item) -> set[str]:
+        return set().union(*(k for c, k in cand_keys if c is not s))
+
     scored: list[tuple[int, int, Item]] = []
     for order, s in enumerate(candidates):
         keys = _key_stems(s)
@@ -1203,7 +1208,9 @@ def _by_key(
         # delayed, arriving 3:25 now": the arrival is the train's).
         overlap = 2 * len(keys & own) + len(keys & said_names)
         if overlap:
-            overlap += min(1, len(((said_with or {}).get(id(s), set()) & own) - keys))  # its turn said what this one says
+            # Its turn said what this one says, in words that are no other candidate's own key (both pins
+            # said in one turn: 数据 is GPIO16's, not evidence for the clock pin stored beside it).
+            overlap += min(1, len(((said_with or {}).get(id(s), set()) & own) - keys - others_keys(s)))
         elif v.kind != KIND_NAME and content_stems(v.key) & said_names:
             # "小宇的改成十一点一刻了": the person whose value it is was named in the turn the stored value was said in.
             overlap += min(1, len((said_with or {}).get(id(s), set()) & content_stems(v.key) & said_names))
