@@ -984,3 +984,26 @@ def test_a_chinese_noun_shortened_to_its_head_is_the_same_key() -> None:
 
     assert {"西餐厅", "餐厅"} <= content_stems("西餐厅")
     assert content_stems("蜘蛛人") == {"蜘蛛人"} and content_stems("一等奖") == {"一等奖"}  # no head of a word the dictionary lacks
+
+
+def test_no_key_keeps_a_replaced_or_turned_down_thing() -> None:
+    from sotto.memory.patch import Replacement, StatePatch
+    from sotto.memory.rules import RuleResult, _keys_without_replaced, _Working
+
+    state = SessionState(session_id="t")
+    state.facts = [Item(key="bags reorder litter clumping clay", value="four bags", kind="quantity", turn=1),
+                   Item(key="litter order", value="ten litre bags", kind="quantity", turn=1)]
+    result = RuleResult(patch=StatePatch(), lang="en", retired=["clumping clay", "ten litre bags"],
+                        corrections=[Replacement(old="ten litre bags", new="fifteen litre bags")])
+    _keys_without_replaced(_Working(state, result, 2), result, "en")
+    assert [f.key for f in state.facts] == ["bags reorder litter", "litter order"]  # "litre bags" is said by the new value too
+    state.facts = [Item(key="季度会在的星河厅开", value="五楼", kind="number", turn=1), Item(key="星河厅", value="星河厅", kind="place", turn=1)]
+    result = RuleResult(patch=StatePatch(), lang="zh", retired=["星河厅"])
+    _keys_without_replaced(_Working(state, result, 2), result, "zh")
+    assert [f.key for f in state.facts] == ["季度会在的开", "星河厅"]  # a key stays with the value that is the thing itself
+
+
+def test_one_dish_called_off_keeps_the_count_keyed_by_the_whole_order() -> None:
+    state = say("晚饭叫隔壁的外卖，红烧肉、糖醋排骨、油焖笋，大概八个人吃。", "糖醋排骨算了，太甜了。", lang="zh")
+    (count,) = [f for f in state.facts if f.kind == "quantity"]
+    assert count.value == "八个人" and "糖醋排骨" not in count.key and "糖醋排骨" not in state.memory_text(), state.memory_text()

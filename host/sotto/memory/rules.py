@@ -1117,9 +1117,12 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
             # The thing and the values said of it go ("剪刀不磨了" takes 剪刀's price with it).
             # A person taken off takes only themselves: the day they were booked with stays.
             person = any(i.kind == "name" and what.lower() in i.value.lower() for i in w.stored())
+            # A value keyed by the thing goes with it, unless its key names more than the thing: "大概八个人吃"
+            # keyed by the whole order of 红烧肉、糖醋排骨、油焖笋 stays when one dish goes.
             doomed = [
                 i for i in _cancelled(w, what)
-                if i.kind == KIND_NOTE or content_stems(what) & (content_stems(i.value) | (set() if person else content_stems(i.key)))
+                if i.kind == KIND_NOTE or content_stems(what) & content_stems(i.value)
+                or (not person and content_stems(what) & content_stems(i.key) and len(content_stems(i.key) - content_stems(what)) <= 2)
             ]
             stored_names = {i.value for i in w.stored() if i.kind == "name"}
             if person and any(v.kind == "name" and not v.negated and v.text not in stored_names for v in st.values):
@@ -1142,7 +1145,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 # What was retracted no longer describes the other items either.
                 gone = {id(d) for d in doomed}
                 for item in w.stored():
-                    if id(item) not in gone and content_stems(what) & content_stems(item.key):
+                    # A Chinese key is one run of characters: the words the segmenter finds in it may cut the thing (油爆虾).
+                    if id(item) not in gone and (content_stems(what) & content_stems(item.key) or (lang == "zh" and len(what) >= 2 and what in item.key)):
                         w.replace_item(item, Item(key=_without(item.key, what, lang), value=item.value, kind=item.kind, turn=item.turn))
             if doomed:
                 w.remove(doomed)
@@ -1292,8 +1296,30 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         if item.kind != KIND_NOTE and any(r and _names_word(r, norm_key(item.key)) for r in retired):
             item.key = _without_words(item.key, retired)
     _turn_down_things(w, words, turn, lang, task_before)
+    _keys_without_replaced(w, result, lang)
     result.state = bounded(w.state)[0]
     return result
+
+
+def _keys_without_replaced(w: _Working, result: RuleResult, lang: str) -> None:
+    """No stored value keeps a replaced or turned-down thing in its key ("four bags" keyed by
+    "clumping clay" once the clay is out, 五楼 by 星河厅 once that room is taken): a key says what
+    a value is about now. Words the new value says again stay ("litre bags" of "fifteen litre bags")."""
+    new_words = set().union(*(content_stems(c.new) for c in result.corrections)) if result.corrections else set()
+    if lang == "zh":
+        gone = [old for old in result.retired if len(old) >= 2 and not any(old in c.new for c in result.corrections)]
+    else:
+        gone_stems = set().union(*(content_stems(old) for old in result.retired)) - new_words if result.retired else set()
+    for item in w.stored():
+        if item.kind == KIND_NOTE or not item.key:
+            continue
+        if lang == "zh":
+            for old in gone:
+                if old in item.key and old not in item.value:
+                    item.key = item.key.replace(old, "").strip(" ，,")
+        elif gone_stems and content_stems(item.key) & gone_stems:
+            kept = [word for word in item.key.split() if not (content_stems(word) & gone_stems) or content_stems(word) & content_stems(item.value)]
+            item.key = " ".join(kept)
 
 
 def _without_said(text: str, m: _rejected.Mention, lang: str) -> str:
