@@ -1007,3 +1007,12 @@ def test_one_dish_called_off_keeps_the_count_keyed_by_the_whole_order() -> None:
     state = say("晚饭叫隔壁的外卖，红烧肉、糖醋排骨、油焖笋，大概八个人吃。", "糖醋排骨算了，太甜了。", lang="zh")
     (count,) = [f for f in state.facts if f.kind == "quantity"]
     assert count.value == "八个人" and "糖醋排骨" not in count.key and "糖醋排骨" not in state.memory_text(), state.memory_text()
+
+
+def test_a_measure_word_is_no_only() -> None:
+    # 只 "only" cues a change; 一只狗 counts a dog: the dog's twenty jin is another sack, not the cat's ten.
+    from sotto.memory.language import has_change_cue
+
+    assert has_change_cue("只要两袋就够了", "zh") and not has_change_cue("家里还有一只狗", "zh")
+    quantities = [f.value for f in say("给猫订了一袋猫粮，十斤装的。", "家里还有一只狗，它的狗粮要二十斤的。", lang="zh").facts if f.kind == "quantity"]
+    assert "十斤" in quantities and "二十斤" in quantities, quantities
