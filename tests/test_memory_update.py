@@ -1016,3 +1016,14 @@ def test_a_measure_word_is_no_only() -> None:
     assert has_change_cue("只要两袋就够了", "zh") and not has_change_cue("家里还有一只狗", "zh")
     quantities = [f.value for f in say("给猫订了一袋猫粮，十斤装的。", "家里还有一只狗，它的狗粮要二十斤的。", lang="zh").facts if f.kind == "quantity"]
     assert "十斤" in quantities and "二十斤" in quantities, quantities
+
+
+def test_new_or_different_describes_a_thing_added() -> None:
+    def values(*utterances: str) -> list[str]:
+        return [f.value for f in say(*utterances).facts if f.kind != "note"]
+
+    both = values("A pallet of blocks is arriving on Thursday from the builders' merchant.", "There's a second pallet, gravel, coming on Saturday from a different supplier.")
+    assert "Thursday" in both and "Saturday" in both, both
+    both = values("The dining table needs new felt pads, it's the 8-seater.", "There's also the 4-seater in the kitchen that needs new legs.")
+    assert "8-seater" in both and "4-seater" in both, both
+    assert values("The meeting is on Thursday.", "The new date is Friday.") == ["Friday"]  # said of what is stored, "new" still changes it

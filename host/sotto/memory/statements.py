@@ -85,6 +85,9 @@ _READERS = {
 }
 
 
+_NEW_THING = re.compile(r"\b(?:new|different)\b", re.I)
+
+
 def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozenset()) -> Statement:
     lang = "zh" if lang == "zh" else "en"
     reader = _READERS[lang]
@@ -93,6 +96,10 @@ def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozen
     st = Statement(text=text, lang=lang, raw=sentence, question=reader.is_question(sentence), admission=admission)
     st.change_cue = admission or L.has_change_cue(sentence, lang)
     st.additive = L.has_additive(text, lang) or (lang == "zh" and L.has_additive(sentence, lang))  # 还有 is a filler and adds
+    if st.additive and st.change_cue and not admission and lang != "zh" and not L.has_change_cue(_NEW_THING.sub(" ", sentence), lang):
+        # "There's a second pallet coming from a different yard", "also the pool table, it needs new
+        # cushions": "new" and "different" describe the thing added, they change nothing stored.
+        st.change_cue = False
     st.strong_cue = L.has_strong_cue(sentence, lang)
     st.proposal = not st.question and sentence.rstrip().endswith(("?", "？")) and not L.is_tag_check(sentence, lang)  # "…, wasn't it?" checks, it proposes nothing
     st.values = reader.values(text, known_names)
