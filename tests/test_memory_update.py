@@ -1027,3 +1027,10 @@ def test_new_or_different_describes_a_thing_added() -> None:
     both = values("The dining table needs new felt pads, it's the 8-seater.", "There's also the 4-seater in the kitchen that needs new legs.")
     assert "8-seater" in both and "4-seater" in both, both
     assert values("The meeting is on Thursday.", "The new date is Friday.") == ["Friday"]  # said of what is stored, "new" still changes it
+
+
+def test_a_value_said_as_still_holding_later_in_the_turn_is_not_the_one_changed() -> None:
+    # 还是 earlier in the clause of a value said again keeps it; the appointment's nine o'clock is what moved.
+    times = [f.value for f in say("牙科约在周四上午九点，拔牙前一天晚上十点以后别喝酒。",
+                                  "诊所来电话，说医生那天有手术，改到下午三点。不喝酒还是从前一天晚上十点开始。", lang="zh").facts if f.kind == "time"]
+    assert sorted(times) == ["下午三点", "晚上十点"], times

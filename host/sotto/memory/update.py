@@ -972,6 +972,10 @@ def said_steady(statement: Statement, v: Value) -> bool:
     """The value is said as unchanged ("十点到坟上不变", "送回去还是一点半", "still Dr Lindqvist")."""
     # 开幕还是十五号。: 还是 with the value ending the clause keeps it (还是十五号吧 chooses it).
     still = statement.lang == "zh" and statement.text[max(0, v.start - 2): v.start] == "还是" and re.match(r"[，。,.；;！!]|$", statement.text[v.end: v.end + 1]) is not None
+    if statement.lang == "zh" and not still:
+        # 还是从前一天晚上八点开始算: 还是 earlier in the value's clause, and nothing after it that chooses (吧, 好, 更).
+        lo, hi = clause_at(statement.text, v.start, "zh")
+        still = "还是" in statement.text[lo: v.start] and re.search(r"吧|好|更|比较|得了|算了", statement.text[v.end: hi]) is None
     return not v.negated and (_STEADY.search(v.context) is not None or still)
 
 
