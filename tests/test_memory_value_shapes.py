@@ -602,3 +602,15 @@ def test_a_more_precise_day_said_again_is_no_refinement_of_a_day_that_was_only_a
     state = say("Manure from Holt's Farm, six bags, Thursday morning.", "They can only do Friday, so Friday morning, and since they're coming anyway, eight bags.")
     dates = [i.value for i in state.facts if i.kind == "date"]
     assert "Friday morning" in dates and "Thursday morning" not in dates, dates
+
+
+def test_a_number_before_a_place_or_thing_is_its_label_not_a_day() -> None:
+    from sotto.memory.statements import read_sentence
+
+    def kinds(sentence: str) -> dict[str, str]:
+        return {v.text: v.kind for v in read_sentence(sentence, "zh").values}
+
+    assert kinds("训练挪到五号馆。")["五号馆"] != "date"
+    assert kinds("带两节五号电池。").get("五号电池") != "date" and "五号" not in kinds("带两节五号电池。")
+    assert kinds("先拿九号铁练。").get("九号铁") != "date"
+    assert kinds("定在五号上午。") == {"五号上午": "date"} and kinds("二十三号考试。") == {"二十三号": "date"}
