@@ -614,3 +614,4 @@ def test_a_number_before_a_place_or_thing_is_its_label_not_a_day() -> None:
     assert kinds("带两节五号电池。").get("五号电池") != "date" and "五号" not in kinds("带两节五号电池。")
     assert kinds("先拿九号铁练。").get("九号铁") != "date"
     assert kinds("定在五号上午。") == {"五号上午": "date"} and kinds("二十三号考试。") == {"二十三号": "date"}
+    assert "date" not in kinds("投影幕得小一号。").values() and "date" not in kinds("鞋买大一号。").values()  # a size
