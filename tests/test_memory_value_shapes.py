@@ -615,3 +615,13 @@ def test_a_number_before_a_place_or_thing_is_its_label_not_a_day() -> None:
     assert kinds("先拿九号铁练。").get("九号铁") != "date"
     assert kinds("定在五号上午。") == {"五号上午": "date"} and kinds("二十三号考试。") == {"二十三号": "date"}
     assert "date" not in kinds("投影幕得小一号。").values() and "date" not in kinds("鞋买大一号。").values()  # a size
+
+
+def test_a_little_more_after_an_adjective_is_no_one_oclock() -> None:
+    from sotto.memory.statements import read_sentence
+
+    def times(sentence: str) -> list[str]:
+        return [v.text for v in read_sentence(sentence, "zh").values if v.kind == "time"]
+
+    assert times("色温想冷一点。") == [] and times("说话温柔一点。") == []
+    assert times("会议一点开始。") == ["一点"] and times("下午一点见。") == ["下午一点"]

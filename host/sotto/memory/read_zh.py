@@ -237,8 +237,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         if part:
             add(m.start(), m.end() + part.end(), KIND_DATE)  # "明天下午" with no clock time: one value, replaced as one
     for m in _ZH_TIME.finditer(text):
-        if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重短长]$", text[: m.start()]) and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and m.group(0) == "一点":
-            continue  # "近一点": a little closer, not one o'clock (but 老大下午三点 is three o'clock)
+        if m.group(0) == "一点" and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and _after_an_adjective(text[: m.start()]):
+            continue  # "近一点", "冷一点": a little closer, colder, not one o'clock (but 老大下午三点 is three o'clock)
         add(m.start(), m.end(), KIND_TIME)
     for m in _ZH_DATE.finditer(text):
         add(m.start(), m.end(), KIND_DATE)
@@ -305,6 +305,14 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or ZH_NEGATED_AFTER.match(text[v.end:]):
             v.negated = True
     return found
+
+
+def _after_an_adjective(before: str) -> bool:
+    """The text ends in an adjective (近, 冷, 便宜, 调浅): what follows says how much more, not a time."""
+    if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重短长]$", before):
+        return True
+    words = zh_words(before[-6:]) if re.search(r"[\u4e00-\u9fff]$", before) else []
+    return bool(words) and words[-1][1][:1] == "a"
 
 
 @functools.lru_cache(maxsize=1)
