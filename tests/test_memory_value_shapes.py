@@ -625,3 +625,15 @@ def test_a_little_more_after_an_adjective_is_no_one_oclock() -> None:
 
     assert times("色温想冷一点。") == [] and times("说话温柔一点。") == []
     assert times("会议一点开始。") == ["一点"] and times("下午一点见。") == ["下午一点"]
+
+
+def test_one_digit_after_dian_is_a_decimal_not_a_clock_time() -> None:
+    from sotto.memory.statements import read_sentence
+
+    def values(sentence: str) -> list[tuple[str, str]]:
+        return [(v.text, v.kind) for v in read_sentence(sentence, "zh").values]
+
+    assert values("比例系数加到二点二。") == [("二点二", "number")] and values("层高零点二。") == [("零点二", "number")]
+    assert values("限流调到零点九安。") == [("零点九安", "quantity")]  # a measure keeps its unit
+    assert values("早上七点二十走。") == [("早上七点二十", "time")] and values("明天八点五分出发。")[-1] == ("八点五分", "time")
+    assert values("下午三点五到。") == [("下午三点五", "time")]  # a part of the day makes it a clock time

@@ -31,6 +31,8 @@ _ZH_NUMERIC = re.compile(
     rf"|(?<![A-Za-z0-9])\d+[A-Za-z]{{1,2}}(?![A-Za-z0-9])"  # 型号后面是13B
     rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
     rf"|(?=(?:[{_ZH_DIGIT}][，,\s]*){{7}})[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups (seven digits and more)
+    # "P加到二点二", "层高零点二": one digit after 点, no part of the day before it: a decimal, not a clock time.
+    rf"|(?<![零〇一二两三四五六七八九十百千万点第\d])(?<!上午)(?<!下午)(?<!晚上)(?<!早上)(?<!中午)(?<!凌晨)(?<!傍晚)(?<!夜里)[零〇一二三四五六七八九]点[一二三四五六七八九](?![零〇一二三四五六七八九十百千万分刻钟半点伏安瓦米厘毫公斤克升度寸])"
     rf"|(?<![零〇一二两三四五六七八九十百千万点第])[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*[百千万十][零〇一二两三四五六七八九十百千万]*(?:点[零一二三四五六七八九]+)?"
     rf"(?![零〇二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}]|一(?![期次晚天月年周人位节堂课份]|个月))"  # 一百一十五, 三百五, 七十七点九: a number said alone; 一千八一期: per term
 )
@@ -239,6 +241,8 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_TIME.finditer(text):
         if m.group(0) == "一点" and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and _after_an_adjective(text[: m.start()]):
             continue  # "近一点", "冷一点": a little closer, colder, not one o'clock (but 老大下午三点 is three o'clock)
+        if re.fullmatch(r"[零〇一二两三四五六七八九十]+点[一二三四五六七八九]", m.group(0)) and not re.match(r"[零〇一二三四五六七八九十分刻钟半]", text[m.end():m.end() + 1]):
+            continue  # "P加到二点二", "层高零点二": one digit after 点 and no part of the day is a decimal (a clock says 八点零五, 八点二十)
         add(m.start(), m.end(), KIND_TIME)
     for m in _ZH_DATE.finditer(text):
         add(m.start(), m.end(), KIND_DATE)
