@@ -635,5 +635,6 @@ def test_one_digit_after_dian_is_a_decimal_not_a_clock_time() -> None:
 
     assert values("比例系数加到二点二。") == [("二点二", "number")] and values("层高零点二。") == [("零点二", "number")]
     assert values("限流调到零点九安。") == [("零点九安", "quantity")]  # a measure keeps its unit
+    assert values("按三点五平米算。") == [("三点五平米", "quantity")] and values("配零点一摩尔的。") == [("零点一摩尔", "quantity")]
     assert values("早上七点二十走。") == [("早上七点二十", "time")] and values("明天八点五分出发。")[-1] == ("八点五分", "time")
     assert values("下午三点五到。") == [("下午三点五", "time")]  # a part of the day makes it a clock time

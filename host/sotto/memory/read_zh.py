@@ -25,6 +25,8 @@ _ZH_DIGIT = "零〇一二三四五六七八九幺"
 _ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档亩吨挂串捆提沓摞筐篮屉笼缸"
 # A number said before one of these is not a number said alone: it counts, dates or labels.
 _ZH_CLASSIFIERS_FOR_NUMBERS = _ZH_CLASSIFIERS + "月日年届期栋单室"
+# The units a decimal amount is said in ("零点九安", "三点五平米"): the amount and its unit are one measure.
+_ZH_DECIMAL_UNITS = "伏|安|毫安|瓦|千瓦|平方米|平米|平|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸|摩尔|微法|纳法|皮法|匹|倍"
 _ZH_NUMERIC = re.compile(
     rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
     rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
@@ -32,7 +34,7 @@ _ZH_NUMERIC = re.compile(
     rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
     rf"|(?=(?:[{_ZH_DIGIT}][，,\s]*){{7}})[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups (seven digits and more)
     # "P加到二点二", "层高零点二": one digit after 点, no part of the day before it: a decimal, not a clock time.
-    rf"|(?<![零〇一二两三四五六七八九十百千万点第\d])(?<!上午)(?<!下午)(?<!晚上)(?<!早上)(?<!中午)(?<!凌晨)(?<!傍晚)(?<!夜里)[零〇一二三四五六七八九]点[一二三四五六七八九](?![零〇一二三四五六七八九十百千万分刻钟半点伏安瓦米厘毫公斤克升度寸])"
+    rf"|(?<![零〇一二两三四五六七八九十百千万点第\d])(?<!上午)(?<!下午)(?<!晚上)(?<!早上)(?<!中午)(?<!凌晨)(?<!傍晚)(?<!夜里)[零〇一二三四五六七八九]点[一二三四五六七八九](?![零〇一二三四五六七八九十百千万分刻钟半点]|{_ZH_DECIMAL_UNITS})"
     rf"|(?<![零〇一二两三四五六七八九十百千万点第])[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*[百千万十][零〇一二两三四五六七八九十百千万]*(?:点[零一二三四五六七八九]+)?"
     rf"(?![零〇二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}]|一(?![期次晚天月年周人位节堂课份]|个月))"  # 一百一十五, 三百五, 七十七点九: a number said alone; 一千八一期: per term
 )
@@ -55,7 +57,7 @@ _ZH_DATE = re.compile(
 )
 # "一米二", "两块五", "三斤半": the unit said between the whole and its tenth is one measure.
 _ZH_SPLIT_MEASURE = re.compile(r"(?<![零〇一二两三四五六七八九十百千\d])[一二两三四五六七八九十]+(?P<unit>米|块|斤|尺)(?:[一二三四五六七八九]|半)(?![零〇一二两三四五六七八九十百千万点个位只件])")
-_ZH_DECIMAL_MEASURE = re.compile(r"[零〇一二两三四五六七八九十\d]+点[零〇一二三四五六七八九\d]+(?P<unit>伏|安|瓦|千瓦|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸)")
+_ZH_DECIMAL_MEASURE = re.compile(rf"[零〇一二两三四五六七八九十\d]+点[零〇一二三四五六七八九\d]+(?P<unit>{_ZH_DECIMAL_UNITS})")
 _ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
 _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P<unit>[{_ZH_CLASSIFIERS}][^{_ZH_STOP}\s，。,.！!？?；;：:、\dA-Za-z]{{0,2}})")
