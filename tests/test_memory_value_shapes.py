@@ -638,3 +638,10 @@ def test_one_digit_after_dian_is_a_decimal_not_a_clock_time() -> None:
     assert values("按三点五平米算。") == [("三点五平米", "quantity")] and values("配零点一摩尔的。") == [("零点一摩尔", "quantity")]
     assert values("早上七点二十走。") == [("早上七点二十", "time")] and values("明天八点五分出发。")[-1] == ("八点五分", "time")
     assert values("下午三点五到。") == [("下午三点五", "time")]  # a part of the day makes it a clock time
+
+
+def test_pounds_and_pence_are_one_amount() -> None:
+    from sotto.memory.statements import read_sentence
+
+    assert [v.text for v in read_sentence("The vet's bill was £342.60, for the dental work.", "en").values] == ["£342.60"]
+    assert [v.text for v in read_sentence("It was £1,204.50 all in.", "en").values] == ["£1,204.50"]

@@ -406,6 +406,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             add(m.start(), m.end(), KIND_NUMBER)  # "£1,840": one amount, its thousands marked
     for m in re.finditer(r"\b\d{3,}(?: \d{3,})+(?: \d{1,2}(?=\s*(?:[.,;!?]|$)))?\b", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "6330 1948 2207": one number read in groups
+    for m in re.finditer(r"(?<=[£$€])\d+(?:,\d{3})*\.\d\d(?![\d.])", text):
+        add(m.start(), m.end(), KIND_NUMBER)  # "£342.60": pounds and pence are one amount
     for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)?p(?![\w-])", text):
         add(m.start(), m.end(), KIND_NUMBER)  # "27.1p a unit": an amount in pence, decimals and all
     for m in _QUOTED.finditer(text):
