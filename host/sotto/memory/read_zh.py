@@ -27,14 +27,17 @@ _ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱�
 _ZH_CLASSIFIERS_FOR_NUMBERS = _ZH_CLASSIFIERS + "月日年届期栋单室"
 # The units a decimal amount is said in ("零点九安", "三点五平米"): the amount and its unit are one measure.
 _ZH_DECIMAL_UNITS = "伏|安|毫安|瓦|千瓦|平方米|平米|平|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸|摩尔|微法|纳法|皮法|匹|倍"
+# "P加到二点二", "层高零点二": one digit after 点 and nothing of a clock after it (八点零五, 八点二十, 八点五分)
+# is a decimal, not a clock time.
+_ZH_ONE_DIGIT_DECIMAL = "[零〇一二三四五六七八九]点[一二三四五六七八九](?![零〇一二三四五六七八九十百千万分刻钟半点])"
 _ZH_NUMERIC = re.compile(
     rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
     rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
     rf"|(?<![A-Za-z0-9])\d+[A-Za-z]{{1,2}}(?![A-Za-z0-9])"  # 型号后面是13B
     rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
     rf"|(?=(?:[{_ZH_DIGIT}][，,\s]*){{7}})[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups (seven digits and more)
-    # "P加到二点二", "层高零点二": one digit after 点, no part of the day before it: a decimal, not a clock time.
-    rf"|(?<![零〇一二两三四五六七八九十百千万点第\d])(?<!上午)(?<!下午)(?<!晚上)(?<!早上)(?<!中午)(?<!凌晨)(?<!傍晚)(?<!夜里)[零〇一二三四五六七八九]点[一二三四五六七八九](?![零〇一二三四五六七八九十百千万分刻钟半点]|{_ZH_DECIMAL_UNITS})"
+    # A decimal of one digit with no part of the day before it ("下午三点五" is a clock time) and no unit after it.
+    rf"|(?<![零〇一二两三四五六七八九十百千万点第\d])(?<!上午)(?<!下午)(?<!晚上)(?<!早上)(?<!中午)(?<!凌晨)(?<!傍晚)(?<!夜里){_ZH_ONE_DIGIT_DECIMAL}(?!{_ZH_DECIMAL_UNITS})"
     rf"|(?<![零〇一二两三四五六七八九十百千万点第])[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*[百千万十][零〇一二两三四五六七八九十百千万]*(?:点[零一二三四五六七八九]+)?"
     rf"(?![零〇二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}]|一(?![期次晚天月年周人位节堂课份]|个月))"  # 一百一十五, 三百五, 七十七点九: a number said alone; 一千八一期: per term
 )
@@ -131,10 +134,11 @@ def _zh_content_words(run: str) -> frozenset[str]:
 _COMMON = 100  # how often a word occurs in the segmenter's dictionary to be taken as a word of its own
 
 
+@functools.lru_cache(maxsize=4096)
 def _known_noun(word: str) -> bool:
     """A common noun of the segmenter's dictionary (it tags any unknown run a noun: 蛛人 of 蜘蛛人)."""
     tokenizer = _jieba_tokenizer()
-    list(tokenizer.cut(""))  # the dictionary loads on the first cut
+    tokenizer.tokenizer.check_initialized()  # the word frequencies load with the dictionary
     return (tokenizer.tokenizer.FREQ.get(word) or 0) >= _COMMON and tokenizer.word_tag_tab.get(word, "")[:1] == "n"
 
 
@@ -243,8 +247,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _ZH_TIME.finditer(text):
         if m.group(0) == "一点" and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and _after_an_adjective(text[: m.start()]):
             continue  # "近一点", "冷一点": a little closer, colder, not one o'clock (but 老大下午三点 is three o'clock)
-        if re.fullmatch(r"[零〇一二两三四五六七八九十]+点[一二三四五六七八九]", m.group(0)) and not re.match(r"[零〇一二三四五六七八九十分刻钟半]", text[m.end():m.end() + 1]):
-            continue  # "P加到二点二", "层高零点二": one digit after 点 and no part of the day is a decimal (a clock says 八点零五, 八点二十)
+        decimal = re.compile(_ZH_ONE_DIGIT_DECIMAL).match(text, m.start())
+        if decimal is not None and decimal.end() == m.end():
+            continue  # "P加到二点二", "层高零点二": a decimal, not a clock time (read as a number or a measure)
         add(m.start(), m.end(), KIND_TIME)
     for m in _ZH_DATE.finditer(text):
         add(m.start(), m.end(), KIND_DATE)
