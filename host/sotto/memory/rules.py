@@ -131,11 +131,6 @@ def _names_word(word: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(word)}s?(?!\w)", text) is not None
 
 
-def _without_words(key: str, retired: list[str]) -> str:
-    """An English key without the words that name a retired value ("Rohan's off Leeds" -> "off Leeds")."""
-    return " ".join(word for word in re.sub(r"['’]s\b", "", key).split() if not any(r and _names_word(r, norm_key(word)) for r in retired))
-
-
 def strip_fillers(text: str) -> str:
     text = text.strip().strip(",，、")
     for _ in range(6):
@@ -1290,11 +1285,6 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
     reasons = [i for i in result.added if i.kind == KIND_NOTE and any(r and _names_word(r, norm_key(i.value)) for r in retired)]
     if reasons:
         w.remove(reasons)
-    for item in result.added if lang != "zh" else []:
-        # "Rohan's off to Leeds next month" gave "next month" the key "Rohan's off Leeds": a key of this
-        # turn says no replaced value (what it is about, not who it was).
-        if item.kind != KIND_NOTE and any(r and _names_word(r, norm_key(item.key)) for r in retired):
-            item.key = _without_words(item.key, retired)
     _turn_down_things(w, words, turn, lang, task_before)
     _keys_without_replaced(w, result, lang)
     result.state = bounded(w.state)[0]
@@ -1303,8 +1293,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
 
 def _keys_without_replaced(w: _Working, result: RuleResult, lang: str) -> None:
     """No stored value keeps a replaced or turned-down thing in its key ("four bags" keyed by
-    "clumping clay" once the clay is out, 五楼 by 星河厅 once that room is taken): a key says what
-    a value is about now. Words the new value says again stay ("litre bags" of "fifteen litre bags")."""
+    "clumping clay" once the clay is out, 五楼 by 星河厅 once that room is taken, "next month" by
+    "Rohan's off Leeds" once Rohan is replaced): a key says what a value is about now, not who it was. Words the new value says again stay ("litre bags" of "fifteen litre bags")."""
     new_words = set().union(*(content_stems(c.new) for c in result.corrections)) if result.corrections else set()
     if lang == "zh":
         gone = [old for old in result.retired if len(old) >= 2 and not any(old in c.new for c in result.corrections)]
