@@ -1034,3 +1034,45 @@ def test_a_value_said_as_still_holding_later_in_the_turn_is_not_the_one_changed(
     times = [f.value for f in say("牙科约在周四上午九点，拔牙前一天晚上十点以后别喝酒。",
                                   "诊所来电话，说医生那天有手术，改到下午三点。不喝酒还是从前一天晚上十点开始。", lang="zh").facts if f.kind == "time"]
     assert sorted(times) == ["下午三点", "晚上十点"], times
+
+
+def test_a_note_keyed_by_a_swapped_out_thing_loses_it() -> None:
+    # The swap rewrote the note's text; its key must not keep the wood that is gone. A note that
+    # still says the wood keeps it in its key.
+    from sotto.memory.patch import Replacement, StatePatch
+    from sotto.memory.rules import RuleResult, _keys_without_replaced, _Working
+
+    state = SessionState(session_id="t")
+    state.facts = [Item(key="cupboard doors frosted glass walnut", value="Four doors: frosted glass on the top two and birch veneer on the bottom two", kind="note", turn=1),
+                   Item(key="sample walnut", value="Bring a walnut offcut for the sample board", kind="note", turn=1)]
+    result = RuleResult(patch=StatePatch(), lang="en", retired=["walnut veneer"], corrections=[Replacement(old="walnut veneer", new="birch veneer")])
+    _keys_without_replaced(_Working(state, result, 2), result, "en")
+    assert [f.key for f in state.facts] == ["cupboard doors frosted glass", "sample walnut"]
+
+
+def test_a_stored_value_said_as_someone_elses_is_replaced_by_the_new_one() -> None:
+    def numbers(*utterances: str, lang: str = "en") -> list[str]:
+        return [f.value for f in say(*utterances, lang=lang).facts if f.kind == "number"]
+
+    assert numbers("快递送到三零二，放门口就行。", "是三零三，三零二是隔壁王阿姨家。", lang="zh") == ["三零三"]
+    assert numbers("The locker code for the gym is 4471.", "It's 4417, 4471 is the work locker.") == ["4417"]
+    # Said again as what it is about, the old value stays: both are kept.
+    kept = numbers("Our flat is number 12.", "The parking space is 40, and 12 is the flat as I said.")
+    assert "40" in kept and any(k.endswith("12") for k in kept), kept
+
+
+def test_only_a_value_of_a_kind_it_could_replace_competes_for_the_new_values_words() -> None:
+    # "Ruth" is a name: her item's key sharing "coach" with the new time says nothing against the
+    # stored time being the one the new time replaces.
+    from sotto.memory.statements import read_sentence
+    from sotto.memory.update import replace_features
+
+    person = Item(key="niece coming coach", value="Ruth", kind="name", turn=1)
+    arrival = Item(key="gets into Leeds", value="ten past two", kind="time", turn=1)
+    statement = read_sentence("Ruth's coach is due in at 3:05.", "en")
+    (new_time,) = [v for v in statement.values if v.kind == "time"]
+    features = replace_features(new_time, arrival, statement, 3, [arrival], [person, arrival], [])
+    assert features["key_elsewhere"] == 0.0
+    other_time = Item(key="coach back", value="6 pm", kind="time", turn=2)
+    features = replace_features(new_time, arrival, statement, 3, [arrival, other_time], [person, arrival, other_time], [])
+    assert features["key_elsewhere"] == 1.0  # another time keyed by the coach does compete

@@ -1301,7 +1301,9 @@ def _keys_without_replaced(w: _Working, result: RuleResult, lang: str) -> None:
     else:
         gone_stems = set().union(*(content_stems(old) for old in result.retired)) - new_words if result.retired else set()
     for item in w.stored():
-        if item.kind == KIND_NOTE or not item.key:
+        # A note's key goes too when its text no longer says the thing ("...and white gloss on the
+        # two outer ones" keyed "oak" after the swap); one that still says it keeps it.
+        if not item.key:
             continue
         if lang == "zh":
             for old in gone:

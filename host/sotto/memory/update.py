@@ -350,7 +350,7 @@ def decide_values(
     # A count that says what it counts is decided first: "报名的到了三十二个，房间我加到十六间" - 十六间
     # takes the rooms' count, so the bare 三十二个 is left the people's.
     for v in sorted(news, key=lambda v: v.kind == KIND_QUANTITY and not unit_key(v.unit, lang)):
-        if not v.delta and any(_says_replaced(r, v) for r in earlier_replaced or []):
+        if not v.delta and any(_says_replaced(r, v) for r in list(earlier_replaced or []) + [d.target for d in out.decisions if d.op == UPDATE and d.target is not None]):
             # "It's £35 an hour. Thirty-two was what she charged last year.": the value this turn
             # just replaced, said again, is talk about the old one, not a new value.
             out.consumed.add(id(v))
@@ -596,6 +596,12 @@ def decide_values(
             if out_before:
                 decision = Decision(UPDATE, new_item, out_before[-1], RULED_OUT_BEFORE)
         if decision is None and candidates:
+            # "是五零一，五零二是对门老刘家", "The house is 29 - 27's the neighbour": the stored value,
+            # said after the new one as something else's, is the one the new one replaces.
+            given_away = [s for s in candidates if s.kind == v.kind and _said_as_another(s, v, statement)]
+            if len(given_away) == 1:
+                decision = Decision(UPDATE, new_item, given_away[0], "the stored value, said after it as another thing's")
+        if decision is None and candidates:
             replaced_so_far = list(earlier_replaced or []) + [d.target for d in out.decisions if d.op == UPDATE and d.target is not None]
 
             def likelihood(pool: list[Item], v: Value = v) -> list[float]:
@@ -815,7 +821,9 @@ def replace_features(
     keys = _key_stems(s)
     of_kind = [c for c in pool if c.kind == s.kind]
     latest = max(of_kind, key=lambda c: (c.turn, pool.index(c))) if of_kind else None
-    better_elsewhere = any(c is not s and c.kind in VALUE_KINDS and len(_key_stems(c) & own) > len(keys & own) for c in stored)
+    # Only a value this one could replace competes for its words: "Callum's train is due in at
+    # 4:25" names Callum, whose own item is no time.
+    better_elsewhere = any(c is not s and c.kind in VALUE_KINDS and _kind_compatible(c, v, lang) and len(_key_stems(c) & own) > len(keys & own) for c in stored)
     old_words = content_stems(s.value) - content_stems(v.text)
     gap = turn - s.turn if turn and s.turn else 0
     # A new fact brings its own words the talk has not had ("my other dog Pepper ... nails"); a
@@ -873,6 +881,31 @@ def replace_features(
         f["kind_" + kind] = float(v.kind == kind)
         f["signal_" + kind] = float(v.kind == kind and bool(signal))
     return f
+
+
+_EN_IS_ANOTHERS = re.compile(r"\s*(?:'s|’s|\s+is|\s+was)\s+(?:the|my|our|his|her|their|a|an)\s+(?P<what>[^,.;:!?()—–-]+)", re.I)
+_ZH_IS_ANOTHERS = re.compile(r"是(?P<what>[^，,。；;！!？?、]{2,})")
+
+
+def _said_as_another(s: Item, v: Value, statement: Statement) -> bool:
+    """The sentence says stored `s` again after the new value `v`, as the subject of "is ..." about
+    something its key is not: the old value is someone else's, so `v` is this one's."""
+    for o in statement.values:
+        if o is v or o.start <= v.start or o.negated or not same_value(s, o.text):
+            continue
+        said = (_ZH_IS_ANOTHERS if statement.lang == "zh" else _EN_IS_ANOTHERS).match(statement.text[o.start + len(o.text):])
+        if said is None:
+            continue
+        what = said.group("what")
+        if statement.lang == "zh":
+            return not any(part in s.key for part in _zh_pairs(what))
+        words = content_stems(what)
+        return bool(words) and not words & _key_stems(s)
+    return False
+
+
+def _zh_pairs(text: str) -> set[str]:
+    return {text[i:i + 2] for i in range(len(text) - 1) if re.fullmatch(r"[\u4e00-\u9fff]{2}", text[i:i + 2])}
 
 
 def _sibling_of(s: Item, v: Value, statement: Statement) -> bool:
