@@ -1076,3 +1076,12 @@ def test_only_a_value_of_a_kind_it_could_replace_competes_for_the_new_values_wor
     other_time = Item(key="coach back", value="6 pm", kind="time", turn=2)
     features = replace_features(new_time, arrival, statement, 3, [arrival, other_time], [person, arrival, other_time], [])
     assert features["key_elsewhere"] == 1.0  # another time keyed by the coach does compete
+
+
+def test_an_old_value_named_with_its_own_key_in_another_clause_still_holds() -> None:
+    # Said again with what it is about, the gate code is restated beside the shed's new code.
+    numbers = [f.value for f in say("The gate code is 2580.", "The shed has its own code, 1397, and 2580 is the gate code as I said.").facts if f.kind == "number"]
+    assert sorted(numbers) == ["1397", "2580"], numbers
+    # Named with its key in a clause that rules it out, it is the one the new value replaces.
+    dates = [f.value for f in say("The party is on the 14th.", "Let's do the 21st. The 14th doesn't work for the party.").facts if f.kind == "date"]
+    assert dates == ["the 21st"], dates

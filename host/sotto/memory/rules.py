@@ -524,6 +524,8 @@ class _Place:
     sentence: int
     clause: int
     other_kinds: frozenset[str] = frozenset()  # the kinds of the clause's other values
+    said_of: frozenset[str] = frozenset()  # the clause's content words beside the value
+    ruled_out: bool = False  # the clause has a word that says what is not ("doesn't work")
 
     @property
     def alone(self) -> bool:
@@ -547,7 +549,10 @@ def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Pla
             return _Place(index, -1)
         clause = clause_of(at)
         others = [v for v in st.values if clause_of(v.start) == clause and v.text.lower() != value.lower() and not v.start <= at < v.end]
-        return _Place(index, clause, frozenset(v.kind for v in others))
+        ends = [b for b in starts if b > at]
+        words = text[starts[clause] if clause >= 0 else 0: ends[0] if ends else len(text)]
+        beside = words[: at - (starts[clause] if clause >= 0 else 0)] + " " + words[at - (starts[clause] if clause >= 0 else 0) + len(value):]
+        return _Place(index, clause, frozenset(v.kind for v in others), frozenset(content_stems(beside)), L.rules_out(beside, lang))
 
     return where
 
@@ -637,6 +642,8 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
     for old_at, old in repeated:
         if old.kind not in VALUE_KINDS or id(old) in fresh or not any(i is old for i in stored) or any(i is old for i in steady):
             continue  # only a value stored before this turn, not said as unchanged, can be the old one
+        if old_at.said_of & content_stems(old.key) and not old_at.ruled_out:
+            continue  # "2580 is the gate code, as I said": named with what it is about, the old one still holds
         news = [
             item for at, item in added
             if apart(at, old_at, old) and same_sort(old, item.kind, item.value) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
