@@ -645,3 +645,26 @@ def test_pounds_and_pence_are_one_amount() -> None:
 
     assert [v.text for v in read_sentence("The vet's bill was £342.60, for the dental work.", "en").values] == ["£342.60"]
     assert [v.text for v in read_sentence("It was £1,204.50 all in.", "en").values] == ["£1,204.50"]
+
+
+@pytest.mark.parametrize(
+    "sentence,value,kind",
+    [
+        ("书房的灯亮度调到百分之六十五。", "百分之六十五", "quantity"),  # a share, not 六十五 and a stray 分之
+        ("每个镜头拍四十五秒就行。", "四十五秒", "quantity"),
+        ("色温设五千K，暖一点。", "五千K", "number"),
+        ("她的座位是八车厢十四C。", "十四C", "number"),
+        ("快递寄到七栋二单元一零三。", "七栋二单元一零三", "number"),
+        ("车牌是苏B六二Q九一。", "苏B六二Q九一", "number"),
+    ],
+)
+def test_chinese_shares_seconds_codes_and_flats_are_one_value(sentence: str, value: str, kind: str) -> None:
+    assert (value, kind) in read(sentence, "zh"), read(sentence, "zh")
+
+
+def test_a_flat_or_building_said_alone_corrects_that_part_of_the_address() -> None:
+    def numbers(*utterances: str) -> list[str]:
+        return [f.value for f in say(*utterances, lang="zh").facts if f.kind == "number"]
+
+    assert numbers("我家住九栋三零四，下午来修空调。", "是三零六，三零四是楼下。") == ["九栋三零六"]
+    assert numbers("地址是幸福小区4栋2单元801。", "记错了，是6栋。") == ["6栋2单元801"]

@@ -22,7 +22,7 @@ from sotto.text.questions import asks, zh_asks_with_question_word
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
 # Measure words (and the metric prefixes said before a unit: 毫升, 厘米): what a number counts.
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档亩吨挂串捆提沓摞筐篮屉笼缸"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时秒岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档亩吨挂串捆提沓摞筐篮屉笼缸"
 # A number said before one of these is not a number said alone: it counts, dates or labels.
 _ZH_CLASSIFIERS_FOR_NUMBERS = _ZH_CLASSIFIERS + "月日年届期栋单室"
 # The units a decimal amount is said in ("零点九安", "三点五平米"): the amount and its unit are one measure.
@@ -32,7 +32,8 @@ _ZH_DECIMAL_UNITS = "伏|安|毫安|瓦|千瓦|平方米|平米|平|米|厘米|�
 _ZH_ONE_DIGIT_DECIMAL = "[零〇一二三四五六七八九]点[一二三四五六七八九](?![零〇一二三四五六七八九十百千万分刻钟半点])"
 _ZH_NUMERIC = re.compile(
     rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
-    rf"|(?:\d+|[{_ZH_DIGIT}十百两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M
+    rf"|(?:\d+|[{_ZH_DIGIT}十百千万两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M, 四千K
+    rf"|(?<![A-Za-z0-9{_ZH_DIGIT}十百千万两])[{_ZH_DIGIT}十]+[A-Z](?![A-Za-z0-9])"  # 十二F: a seat, as 12F is
     rf"|(?<![A-Za-z0-9])\d+[A-Za-z]{{1,2}}(?![A-Za-z0-9])"  # 型号后面是13B
     rf"|(?:\d+|[{_ZH_DIGIT}十百千两]+)\s?(?:乘|×|x|\*)\s?(?:\d+|[{_ZH_DIGIT}十百千两]+)"  # 三百乘六百
     rf"|(?=(?:[{_ZH_DIGIT}][，,\s]*){{7}})[{_ZH_DIGIT}]{{3,}}(?:[，,\s]+[{_ZH_DIGIT}]{{3,}})+"  # a phone number read in groups (seven digits and more)
@@ -41,6 +42,8 @@ _ZH_NUMERIC = re.compile(
     rf"|(?<![零〇一二两三四五六七八九十百千万点第])[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*[百千万十][零〇一二两三四五六七八九十百千万]*(?:点[零一二三四五六七八九]+)?"
     rf"(?![零〇二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}]|一(?![期次晚天月年周人位节堂课份]|个月))"  # 一百一十五, 三百五, 七十七点九: a number said alone; 一千八一期: per term
 )
+_ZH_PERCENT = re.compile(r"百分之[零〇一二两三四五六七八九十百\d]+(?:点[零〇一二三四五六七八九\d]+)?")
+_ZH_BLOCK_ROOM = re.compile(r"[零〇一二两三四五六七八九十\d]+[栋幢号]楼?(?:[零〇一二两三四五六七八九十\d]+单元)?[零〇一二三四五六七八九\d]{3,4}(?:室|号)?(?![零〇一二三四五六七八九\d])")
 _ZH_CHOICE = re.compile(
     r"(?<![零〇一二两三四五六七八九十百千\d厘毫])(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)"
     r"|(?<![零〇一二两三四五六七八九十百千\d])[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码|(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:号|码)"
@@ -214,9 +217,15 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             add(m.start("amount"), m.end("amount"), KIND_NUMBER)
         per = next(g for g in ("per", "per2", "per3") if m.group(g))
         taken.append((m.start(per), m.end(per)))
+    for m in re.finditer(rf"[{_ZH_PLATE_PROVINCES}][A-Z][A-Z\d零〇一二三四五六七八九幺]{{5,6}}(?![A-Za-z\d零〇一二三四五六七八九])", text):
+        add(m.start(), m.end(), KIND_NUMBER)  # 浙A七三K八五: a plate read out in words is one plate
     for start, end in code_spans(text):
         plate = start > 0 and text[start - 1] in _ZH_PLATE_PROVINCES
         add(start - 1 if plate else start, end, KIND_NUMBER)  # "沪A3K729", "3B-208", "E-41": one code
+    for m in _ZH_PERCENT.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit="%")  # 百分之八十: one share, not 八十 and a stray 分之
+    for m in _ZH_BLOCK_ROOM.finditer(text):
+        add(m.start(), m.end(), KIND_NUMBER)  # 3栋502, 五栋二单元六零一: one flat, not a building and a number
     for m in _ZH_SPLIT_MEASURE.finditer(text):
         add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _ZH_NUMERIC.finditer(text):

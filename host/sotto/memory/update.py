@@ -132,6 +132,9 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
         return False  # "after breakfast" is another sort of time than "8 am": neither replaces the other
     if stored.kind == value.kind == KIND_NUMBER and _misread_code(stored.value, value.text) is not None:
         return True  # "7H239" after 苏A7K239: the same plate read again, one character otherwise
+    if stored.kind == value.kind == KIND_NUMBER and _room_of(stored.value) is not None and (
+            re.fullmatch(r"[零〇一二三四五六七八九\d]{3,4}", value.text.strip()) or _ZH_BUILDING.fullmatch(value.text.strip())):
+        return True  # 五零一 or 十三栋 after 十二栋五零二: the flat or the building said alone
     if stored.kind == value.kind == KIND_NUMBER:
         a, b = _label(stored.value), _label(value.text)
         structural = {*_SIZE_WORDS, "-"}
@@ -670,6 +673,11 @@ def decide_values(
             elif v.kind == KIND_NUMBER and decision.target.kind == KIND_NUMBER and new_digits == v.text.replace(" ", "") and 2 <= len(new_digits) < len(old_digits) - 1:
                 # "the last four digits are 8837": the rest of the number stays.
                 new_item.value = _replace_tail_digits(decision.target.value, new_digits)
+            room = _room_of(decision.target.value) if v.kind == KIND_NUMBER == decision.target.kind else None
+            if room is not None and re.fullmatch(r"[零〇一二三四五六七八九\d]{3,4}", v.text.strip()):
+                new_item.value = room.group("block") + v.text.strip() + (room.group("end") or "")  # 是五零一 after 十二栋五零二: 十二栋五零一
+            elif room is not None and _ZH_BUILDING.fullmatch(v.text.strip()):
+                new_item.value = room.group("before") + v.text.strip() + decision.target.value[room.end("building"):]  # 十三栋 after 十二栋三单元1502
             weekday = weekday_kept(decision.target.value, new_item.value) if v.kind == KIND_DATE and lang != "zh" else None
             if weekday is not None:
                 new_item.value = weekday  # "the week after, the 29th" after "Thursday the 22nd": Thursday the 29th
@@ -891,7 +899,7 @@ def _said_as_another(s: Item, v: Value, statement: Statement) -> bool:
     """The sentence says stored `s` again after the new value `v`, as the subject of "is ..." about
     something its key is not: the old value is someone else's, so `v` is this one's."""
     for o in statement.values:
-        if o is v or o.start <= v.start or o.negated or not same_value(s, o.text):
+        if o is v or o.start <= v.start or o.negated or not (same_value(s, o.text) or _says_room(s, o.text)):
             continue
         said = (_ZH_IS_ANOTHERS if statement.lang == "zh" else _EN_IS_ANOTHERS).match(statement.text[o.start + len(o.text):])
         if said is None:
@@ -987,8 +995,22 @@ def _listed_with(stored: Item, v: Value, statement: Statement) -> bool:
     return False
 
 
+_ZH_ROOM_OF = re.compile(r"(?P<block>(?P<before>.*?)(?P<building>[零〇一二两三四五六七八九十\d]+(?:栋|幢|号楼))(?P<unit>[零〇一二两三四五六七八九十\d]+单元)?)(?P<room>[零〇一二三四五六七八九\d]{3,4})(?P<end>室|号)?")
+_ZH_BUILDING = re.compile(r"[零〇一二两三四五六七八九十\d]+(?:栋|幢|号楼)")
+
+
+def _room_of(value: str) -> re.Match[str] | None:
+    """十二栋五零二: the building (十二栋) and the flat (五零二), which is said alone too."""
+    return _ZH_ROOM_OF.fullmatch(value.strip())
+
+
+def _says_room(item: Item, said: str) -> bool:
+    room = _room_of(item.value) if item.kind == KIND_NUMBER else None
+    return room is not None and room.group("room") == said.strip()
+
+
 def _says_replaced(replaced: Item, v: Value) -> bool:
-    if same_value(replaced, v.text):
+    if same_value(replaced, v.text) or _says_room(replaced, v.text):
         return True
     n = number_of(v.text)
     return v.kind in (KIND_NUMBER, KIND_QUANTITY) and _is_bare_number(v.text) and n is not None and n == number_of(replaced.value)
@@ -1272,6 +1294,8 @@ def _by_key(
             overlap += 4  # the code read again with one character otherwise
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _fixed_group(s.value, v.text) is not None:
             overlap += 4  # "the middle bit is 4477", "ending's 3321": one part of a stored code read again
+        if v.kind == KIND_NUMBER == s.kind and _ZH_BUILDING.fullmatch(v.text.strip()) and _room_of(s.value) is not None:
+            overlap += 4  # 是6栋 after 4栋2单元801: the building of the stored address
         if v.kind == KIND_NUMBER and s.kind == KIND_NUMBER and _label(v.text).strip("- ") not in ("", *_SIZE_WORDS, *_KIND_NOUNS) and _label(v.text) == _label(s.value) and (cued or statement.change_cue or len(statement.values) == 1):
             # "the bottom says gen three" after "gen two": the label is the key ("Hive two, five frames" opens
             # another hive); "number" or "by" says no more than that it is a number or a size.
@@ -1489,6 +1513,8 @@ def _dimension(unit: str) -> str:
 
 def _part_of_value(item: Item, v: Value, lang: str) -> bool:
     """"Saturday" after "Saturday morning", 周六 after 这周六: the stored day or place named shorter."""
+    if _says_room(item, v.text):
+        return True  # 五零二 after 十二栋五零二: the flat said without its building
     if item.kind != v.kind or item.kind not in (KIND_DATE, KIND_PLACE, KIND_ITEM):
         return False
     if lang == "zh":
