@@ -656,6 +656,11 @@ def test_pounds_and_pence_are_one_amount() -> None:
         ("她的座位是八车厢十四C。", "十四C", "number"),
         ("快递寄到七栋二单元一零三。", "七栋二单元一零三", "number"),
         ("车牌是苏B六二Q九一。", "苏B六二Q九一", "number"),
+        ("狗现在十一公斤三了。", "十一公斤三", "quantity"),  # 11.3 kg, as 一米八 is 1.8 m
+        ("说明书一共一百二十页。", "一百二十页", "quantity"),
+        ("退烧药一次吃零点二五毫克。", "零点二五毫克", "quantity"),
+        ("喇叭是四欧的。", "四欧", "quantity"),
+        ("葡萄三块八一斤。", "三块八", "quantity"),  # a price a jin: not 三块 and 八一斤
     ],
 )
 def test_chinese_shares_seconds_codes_and_flats_are_one_value(sentence: str, value: str, kind: str) -> None:

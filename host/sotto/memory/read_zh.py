@@ -22,11 +22,11 @@ from sotto.text.questions import asks, zh_asks_with_question_word
 
 _ZH_DIGIT = "零〇一二三四五六七八九幺"
 # Measure words (and the metric prefixes said before a unit: 毫升, 厘米): what a number counts.
-_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时秒岁层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档亩吨挂串捆提沓摞筐篮屉笼缸"
+_ZH_CLASSIFIERS = "寸个位张只件台辆瓶杯份次天晚间本盒包袋箱斤公克毫厘千米里块元毛分钟小时秒岁页欧层号楼人口片粒支条把双套碗盘桌束朵对副顿周节趟兆平度棵株盆颗罐桶卷升伏安瓦扇道根枚剂贴针顶匹头场幅架艘封篇首集门项排列座码档亩吨挂串捆提沓摞筐篮屉笼缸"
 # A number said before one of these is not a number said alone: it counts, dates or labels.
 _ZH_CLASSIFIERS_FOR_NUMBERS = _ZH_CLASSIFIERS + "月日年届期栋单室"
 # The units a decimal amount is said in ("零点九安", "三点五平米"): the amount and its unit are one measure.
-_ZH_DECIMAL_UNITS = "伏|安|毫安|瓦|千瓦|平方米|平米|平|米|厘米|毫米|公里|公斤|千克|斤|克|升|毫升|度|寸|摩尔|微法|纳法|皮法|匹|倍"
+_ZH_DECIMAL_UNITS = "伏|安|毫安|瓦|千瓦|平方米|平米|平|米|厘米|毫米|公里|公斤|千克|斤|克|毫克|微克|升|毫升|度|寸|摩尔|微法|纳法|皮法|匹|倍"
 # "P加到二点二", "层高零点二": one digit after 点 and nothing of a clock after it (八点零五, 八点二十, 八点五分)
 # is a decimal, not a clock time.
 _ZH_ONE_DIGIT_DECIMAL = "[零〇一二三四五六七八九]点[一二三四五六七八九](?![零〇一二三四五六七八九十百千万分刻钟半点])"
@@ -62,7 +62,8 @@ _ZH_DATE = re.compile(
     rf"(?:[{_ZH_NUM}]+月)?(?<![大小加])[{_ZH_NUM}]+(?:日|号(?![场线床窗桌门口位车楼院栋馆厅房室间柜台机球笔字铁店站库池箱舱区栏道]|电池))|[{_ZH_NUM}]+月份?|下个?月|这个?月|下周|这周|本周|月底|月初)"
 )
 # "一米二", "两块五", "三斤半": the unit said between the whole and its tenth is one measure.
-_ZH_SPLIT_MEASURE = re.compile(r"(?<![零〇一二两三四五六七八九十百千\d])[一二两三四五六七八九十]+(?P<unit>米|块|斤|尺)(?:[一二三四五六七八九]|半)(?![零〇一二两三四五六七八九十百千万点个位只件])")
+_ZH_MEASURES_FOR_RATE = "斤个件只份袋箱盒包瓶杯碗张本把双套米尺克升条支"  # 两块五一斤: a price a jin
+_ZH_SPLIT_MEASURE = re.compile(rf"(?<![零〇一二两三四五六七八九十百千\d])[一二两三四五六七八九十]+(?P<unit>米|块|斤|尺|公斤)(?:[一二三四五六七八九]|半)(?!(?!一[{_ZH_MEASURES_FOR_RATE}])[零〇一二两三四五六七八九十百千万点个位只件])")
 _ZH_DECIMAL_MEASURE = re.compile(rf"[零〇一二两三四五六七八九十\d]+点[零〇一二三四五六七八九\d]+(?P<unit>{_ZH_DECIMAL_UNITS})")
 _ZH_RANGE = re.compile(rf"(?:{_ZH_TIME.pattern})(?:到|至|-|~|－|—)(?:{_ZH_TIME.pattern})")
 _ZH_STOP = "才就了的吧呢吗啊也都还再要够把被给和跟在到去来是有没不很太一二两三四五六七八九十零百千万"
@@ -215,7 +216,7 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         # 七十五一亩, 一袋八十: 一 and a measure beside an amount say "per", they count nothing.
         if m.group("amount"):
             add(m.start("amount"), m.end("amount"), KIND_NUMBER)
-        per = next(g for g in ("per", "per2", "per3") if m.group(g))
+        per = next(g for g in ("per", "per2", "per3", "per4") if m.group(g))
         taken.append((m.start(per), m.end(per)))
     for m in re.finditer(rf"[{_ZH_PLATE_PROVINCES}][A-Z][A-Z\d零〇一二三四五六七八九幺]{{5,6}}(?![A-Za-z\d零〇一二三四五六七八九])", text):
         add(m.start(), m.end(), KIND_NUMBER)  # 浙A七三K八五: a plate read out in words is one plate
@@ -371,7 +372,8 @@ _ZH_MEASURES = re.sub(r"[十百千万两]", "", _ZH_CLASSIFIERS)  # 一千二 is
 _ZH_RATE = re.compile(
     rf"(?P<amount>[{_ZH_NUM}]*[十百千][一二三四五六七八九])(?P<per>一[{_ZH_MEASURES}])"
     rf"|(?<![{_ZH_NUM}])(?P<per2>一[{_ZH_MEASURES}])(?=(?:[{_ZH_NUM}]{{2,}}[块元]?|[{_ZH_NUM}][块元])(?:[，。,.！!？?；;]|$))"  # 一米一 is 1.1 metres
-    rf"|(?<=[零〇二两三四五六七八九十百千万\d][{_ZH_MEASURES}])(?P<per3>一[{_ZH_MEASURES}])(?=的?(?:[，。,.！!？?；;]|$))"  # 五十升一袋的: fifty litres a bag (一次一片: one a time)
+    rf"|(?<=[零〇二两三四五六七八九十百千万\d][{_ZH_MEASURES}])(?P<per3>一[{_ZH_MEASURES}])(?=的?(?:[，。,.！!？?；;]|$))"
+    rf"|(?<=[块元][一二三四五六七八九])(?P<per4>一[{_ZH_MEASURES}])(?=的?(?:[，。,.！!？?；;]|$))"  # 两块五一斤  # 五十升一袋的: fifty litres a bag (一次一片: one a time)
 )
 
 
