@@ -673,3 +673,37 @@ def test_a_flat_or_building_said_alone_corrects_that_part_of_the_address() -> No
 
     assert numbers("我家住九栋三零四，下午来修空调。", "是三零六，三零四是楼下。") == ["九栋三零六"]
     assert numbers("地址是幸福小区4栋2单元801。", "记错了，是6栋。") == ["6栋2单元801"]
+
+
+def test_a_bare_number_parallel_to_an_amount_takes_its_unit() -> None:
+    def values(sentence: str) -> list[str]:
+        return [f.value for f in say(sentence).facts if f.kind != "note"]
+
+    assert "25 kilos" in values("The big suitcase is 32 kilos and the small one about 25.")
+    assert "forty minutes" in values("The talk gets fifty minutes, the panel forty.")
+    assert "six pounds" in values("Adult tickets are nine pounds, children six.")
+    # A number of its own subject, or a label's number, takes no unit from the amount before it.
+    assert "14" in values("He weighs 50 kilos and he's 14.")
+    assert "locker 12" in values("Bring 2 litres of water, and use locker 12.")
+
+
+def test_a_value_put_right_at_once_is_the_one_turned_down() -> None:
+    said = read("The total is forty pounds... no, forty-five.")
+    assert said[0] == ("forty pounds", "quantity")
+    from sotto.memory.statements import read_sentence
+
+    first, second = read_sentence("The total is forty pounds... no, forty-five.", "en", frozenset()).values
+    assert first.negated and not second.negated
+    assert [f.value for f in say("Pickup is Saturday, no, Sunday.").facts if f.kind == "date"] == ["Sunday"]
+
+
+@pytest.mark.parametrize(
+    "sentence,value",
+    [
+        ("We'll need three and a half metres of the oak trim.", "three and a half metres"),
+        ("The drive there is 2 and a half hours.", "2 and a half hours"),
+        ("Top up tank three one and a half litres.", "one and a half litres"),  # "tank three" labels the tank
+    ],
+)
+def test_a_number_and_a_half_with_its_unit_is_one_amount(sentence: str, value: str) -> None:
+    assert (value, "quantity") in read(sentence), read(sentence)

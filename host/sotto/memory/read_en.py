@@ -122,8 +122,10 @@ _EN_CHOICE = re.compile(
     re.I,
 )
 _EN_FRACTION = re.compile(
-    r"\b(?:half|a half|a quarter|quarter|three quarters|a third|one and a half|(?:\d+|one|two|three) and a half)(?: of)? (?:a |an )(?P<unit>[a-z][a-z-]+)\b", re.I
-)  # "half a cup", "one and a half teaspoons" is a count with its unit
+    r"\b(?:half|a half|a quarter|quarter|three quarters|a third|one and a half|(?:\d+|one|two|three) and a half)(?: of)? (?:a |an )(?P<unit>[a-z][a-z-]+)\b"
+    rf"|(?<![\w-])(?:\d+|{EN_NUMBER_WORDS}) and a half (?P<unit2>(?!(?:of|for|to|in|on|at|a|an|the|and|or|but|is|are|was|more|extra)\b)[a-z][a-z-]+)\b",
+    re.I,
+)  # "half a cup", "one and a half teaspoons", "two and a half litres" is a count with its unit
 _EN_ID = re.compile(
     r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}(?:[A-Z]|\s[B-HJ-Z](?![\w'’]))?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
 )
@@ -359,6 +361,9 @@ def _en_quantity(m: re.Match[str], text: str) -> tuple[int, str] | None:
     return end, unit_text
 
 
+_SELF_REPAIR = re.compile(r"\s*(?:\.{2,}|…|,|—|–|-)?\s*(?:no|sorry|I mean|or rather|wait)(?:,?\s+(?:wait|sorry|no|I mean))?\s*(?:,|\.{2,}|…|—)?\s*", re.I)
+
+
 def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     """`known`: the names already stored; one at a sentence start is a name ("Dale's off")."""
     found: list[Value] = []
@@ -442,14 +447,14 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_PEOPLE_COUNT.finditer(text):
         g = next(i for i in (1, 2, 3) if m.group(i))
         add(m.start(g), m.end(g), KIND_QUANTITY, unit="people")
+    for m in _EN_FRACTION.finditer(text):
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit") or m.group("unit2"))
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_CHOICE.finditer(text):
         if m.group(0)[:1].isupper() and re.match(r" [A-Z][a-z]", text[m.end():]):
             continue  # "the Red Lion", "Green Park": a colour that begins a proper name
         add(m.start(), m.end(), KIND_ITEM)
-    for m in _EN_FRACTION.finditer(text):
-        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit"))
     for m in _EN_ADDRESS.finditer(text):
         add(m.start(), m.end(), KIND_PLACE)
     for m in _EN_LABELLED.finditer(text):
@@ -590,7 +595,10 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         after = EN_NEGATED_AFTER.match(text[v.end:])
         if after and v.kind == KIND_QUANTITY and _EN_COUNTED_STATE.fullmatch(after.group(0).strip()):
             after = None  # "Twelve stalls are booked": what the counted things are, not a count turned down
-        if _EN_NEGATED_BEFORE.search(before[-30:]) or after:
+        repaired = _SELF_REPAIR.match(text[v.end:])
+        if repaired and any(o.start == v.end + repaired.end() and o.kind in (v.kind, KIND_NUMBER) for o in found):
+            v.negated = True  # "It's eighteen pounds... no, twenty-eight": said, then put right at once
+        elif _EN_NEGATED_BEFORE.search(before[-30:]) or after:
             v.negated = True
         elif _EN_FROM_TO.search(before[-12:]) and re.match(r"^\s+(?:to|until|till)\b", text[v.end:], re.I):
             v.maybe_old = True

@@ -465,6 +465,10 @@ def decide_values(
             v.kind = KIND_TIME  # "kick-off's eleven now" after "kick-off is at half ten": the number is the time
         key = _value_key(v, statement, lang)
         new_item = Item(key=key, value=v.text if not (v.kind == KIND_PLACE and v.prep and lang == "en") else f"{v.prep} {v.text}", kind=v.kind, turn=turn)
+        unit_of = _unit_said_before(v, statement) if lang == "en" else None
+        if unit_of is not None:
+            # "31 inches for Dad and 33 for me": the bare number is a measure in the unit said before it.
+            keep_unit(new_item, unit_of, lang)
         # Values said together in one sentence never replace each other ("Tuesdays and Thursdays").
         candidates = [s for s in current if id(s) in stored_ids and s.kind in VALUE_KINDS and _kind_compatible(s, v, lang) and s not in steady]
         if v.kind in (KIND_NUMBER, KIND_QUANTITY) and v.qualifiers:
@@ -1527,6 +1531,33 @@ def _part_of_value(item: Item, v: Value, lang: str) -> bool:
 def _amount_without_unit(item: Item, v: Value) -> bool:
     """"eighty-five goes off every morning" after "eighty-five percent": the stored amount named without its unit."""
     return item.kind == KIND_QUANTITY and v.kind == KIND_NUMBER and not v.unit and _same_amount(item, v.text)
+
+
+_LABEL_BEFORE = re.compile(
+    r"\b(?:number|no\.?|room|table|channel|ending|ends|code|bed|flat|platform|gate|row|seat|year|page|size|grade|level|version|"
+    r"bus|route|pin|zone|hive|box|aisle|stand|pitch|lane|court|door|unit|lot|car|coach|ward|bay|locker|id|extension|ext)\s*$", re.I)
+_AFTER_ELLIPSIS = re.compile(r"\s*(?:$|[,.;!?)]|(?:for|each|apiece|a|per|now|too|then|max|tops|please|instead|this|that|next|on|at|in|by)\b)", re.I)
+
+
+def _unit_said_before(v: Value, statement: Statement) -> Item | None:
+    """"Trouser leg is 31 inches for Dad and 33 for me", "twelve hours in the fridge, the rye only
+    eight": a bare number in a clause parallel to an amount with a unit, saying nothing of its own
+    after it, is an amount in that unit (or currency). A label's number ("table 9") is not."""
+    text = statement.text
+    if v.kind != KIND_NUMBER or v.delta or v.negated or not _is_bare_number(v.text) or MONEY_VALUE.search(v.text) or _label(v.text):
+        return None
+    if v.key or re.search(r"\b(?:is|are|was|were|'s|’s|turns?|turned|aged?)\s+(?:about |around |only |just |nearly |almost )?$", text[: v.start], re.I):
+        return None  # "he's 12", "the code is 4471": a value of its own subject
+    before = [q for q in statement.values if q.kind == KIND_QUANTITY and q.end <= v.start and not q.delta and q.unit and q.unit != "people"]
+    if not before or _LABEL_BEFORE.search(text[: v.start]) or not _AFTER_ELLIPSIS.match(text[v.end:]):
+        return None
+    q = before[-1]
+    if any(o.kind in (KIND_NUMBER, KIND_QUANTITY, KIND_TIME, KIND_DATE) and q.end <= o.start < v.start for o in statement.values):
+        return None
+    if not re.search(r"[,;]|\band\b|\bbut\b|\bwhile\b", text[q.end: v.start]):
+        return None  # no second clause: "a 40 chest ... 44" needs the list's comma or "and"
+    unit = Item(key="", value=q.text, kind=KIND_QUANTITY)
+    return unit if item_unit_words(unit) or re.match(r"[$£€¥]", q.text) else None
 
 
 def keep_unit(new_item: Item, target: Item, lang: str) -> None:
