@@ -1085,3 +1085,16 @@ def test_an_old_value_named_with_its_own_key_in_another_clause_still_holds() -> 
     # Named with its key in a clause that rules it out, it is the one the new value replaces.
     dates = [f.value for f in say("The party is on the 14th.", "Let's do the 21st. The 14th doesn't work for the party.").facts if f.kind == "date"]
     assert dates == ["the 21st"], dates
+
+
+def test_a_person_named_after_a_new_one_with_news_of_their_own_stays() -> None:
+    def names(*utterances: str) -> list[str]:
+        return [f.value for f in say(*utterances).facts if f.kind == "name"]
+
+    kept = names("Mine is the blue kayak, and Arlo takes the red one.", "The instructor is Wendy. Arlo will need a smaller paddle.")
+    assert "Arlo" in kept and "Wendy" in kept, kept
+    kept = names("Our two cats are Miso and Udon.", "The vet weighed Miso today. Udon hasn't changed.")
+    assert "Udon" in kept and "Miso" in kept, kept
+    # Named first with news that puts them out, the person is the one the new person replaces.
+    replaced = names("The plumber coming on Friday is Gary.", "Gary's broken his wrist, so his apprentice Kieran is coming instead.")
+    assert "Kieran" in replaced and "Gary" not in replaced, replaced

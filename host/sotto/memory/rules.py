@@ -19,7 +19,7 @@ from typing import Callable
 from sotto.engines.normalize import spelled_words, spoken_codes, spoken_digit_groups
 from sotto.memory import language as L
 from sotto.memory import rejected as _rejected
-from sotto.memory.items import KIND_NOTE, VALUE_KINDS, Item
+from sotto.memory.items import KIND_NAME, KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.read_en import EN_NEGATED_AFTER, _is_name_word, is_colour_word
@@ -27,7 +27,7 @@ from sotto.memory.read_zh import ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, contains_ci, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, UPDATE, Decision, decide_values, keep_unit, later_kinds_of, names_value, replace_in_items, said_unchanged, same_sort, same_value, weekday_of
+from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, STEADY_CLAUSE, UPDATE, Decision, decide_values, keep_unit, later_kinds_of, names_value, replace_in_items, said_unchanged, same_sort, same_value, weekday_of
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -525,7 +525,7 @@ class _Place:
     clause: int
     other_kinds: frozenset[str] = frozenset()  # the kinds of the clause's other values
     said_of: frozenset[str] = frozenset()  # the clause's content words beside the value
-    ruled_out: bool = False  # the clause has a word that says what is not ("doesn't work")
+    ruled_out: bool = False  # the clause has a word that says what is not ("doesn't work"), and none that keeps it
 
     @property
     def alone(self) -> bool:
@@ -552,7 +552,7 @@ def _clause_finder(st: Statement, lang: str, index: int) -> Callable[[str], _Pla
         ends = [b for b in starts if b > at]
         words = text[starts[clause] if clause >= 0 else 0: ends[0] if ends else len(text)]
         beside = words[: at - (starts[clause] if clause >= 0 else 0)] + " " + words[at - (starts[clause] if clause >= 0 else 0) + len(value):]
-        return _Place(index, clause, frozenset(v.kind for v in others), frozenset(content_stems(beside)), L.rules_out(beside, lang))
+        return _Place(index, clause, frozenset(v.kind for v in others), frozenset(content_stems(beside)), L.rules_out(beside, lang) and not STEADY_CLAUSE.search(words))
 
     return where
 
@@ -647,6 +647,9 @@ def _one_sentence_names_the_old(w: _Working, added: list[tuple[_Place, Item]], r
         news = [
             item for at, item in added
             if apart(at, old_at, old) and same_sort(old, item.kind, item.value) and any(i is item for i in stored) and not is_role_word(item.value) and id(item) not in used
+            # A person named after the new one, in words that rule nobody out, is told of, not replaced:
+            # "Her key worker's called Bethany, and Rosie's allergic to kiwi" ("Colin's left, it's Bernadette I need" is).
+            and (old.kind != KIND_NAME or old_at.ruled_out or (old_at.sentence, old_at.clause) < (at.sentence, at.clause))
         ]
         if old.kind == "item":
             news = [n for n in news if choice_class(n.value) == choice_class(old.value)]

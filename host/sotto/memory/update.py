@@ -1106,7 +1106,7 @@ _TAIL_SAID = re.compile(r"\blast (?:two|three|four|few|\d) (?:digits|numbers)\b|
 SAID_AS_UNCHANGED = "said as unchanged"  # a NOOP that names no value again: the turn-level pass skips it
 # "staying" only with the value right after it (a context has its value cut out: "the width's
 # staying at ."): "staying two nights" and "staying at the Hilton" are a stay.
-_STEADY = re.compile(r"\b(?:still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|(?:\bis|'s|\bhas) confirmed(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没[\u4e00-\u9fff]?错", re.I)
+_STEADY = re.compile(r"\b(?:(?:has|have|had)(?:n't| not) changed|still|as before|as planned|as usual|unchanged|stays?|remains?|staying (?:the same|put|as (?:it )?is))\b|(?:\bis|'s) (?:fine|right|correct)\b|\bstaying (?:at|on)(?= ?[.,;!]| ?$)|(?:\bis|'s|\bhas) confirmed(?= ?[.,;!]| ?$)|照旧|照常|不变|没变|不动|依旧|仍然|仍是|是对的|没[\u4e00-\u9fff]?错", re.I)
 # A clause that says a thing is unchanged ("still", "as before", 照旧); also read by `memory.rejected`.
 STEADY_CLAUSE = re.compile(_STEADY.pattern + r"|\b(?:where|as) (?:it|they) (?:was|were|is|are)\b|\b(?:is|'s|are) the same\b", re.I)
 _TAIL_CUE = re.compile(
