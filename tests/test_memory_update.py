@@ -1098,3 +1098,15 @@ def test_a_person_named_after_a_new_one_with_news_of_their_own_stays() -> None:
     # Named first with news that puts them out, the person is the one the new person replaces.
     replaced = names("The plumber coming on Friday is Gary.", "Gary's broken his wrist, so his apprentice Kieran is coming instead.")
     assert "Kieran" in replaced and "Gary" not in replaced, replaced
+
+
+def test_one_shared_word_and_no_word_of_change_keeps_both_values() -> None:
+    # "Output" and "May" are shared, but nothing says the first value changed: another output, another
+    # machine's date.
+    values = [f.value for f in say("Output A of the generator runs a sine at 2 kHz.", "Output B is a triangle wave at 40 kHz, 5 volts, for the filter test.").facts]
+    assert "2 kHz" in values and "40 kHz" in values and "Output A" in values, values
+    dates = [f.value for f in say("The boiler service is on the 12th of May.", "The Vaillant in the garage comes back on the twentieth of May.").facts if f.kind == "date"]
+    assert sorted(dates) == ["the 12th of May", "the twentieth of May"], dates
+    # With a word of change the same shared word does replace.
+    dates = [f.value for f in say("The boiler service is on the 12th of May.", "The boiler service has moved to the twentieth of May.").facts if f.kind == "date"]
+    assert dates == ["the twentieth of May"], dates

@@ -1212,6 +1212,9 @@ def _likeliest(pool: list[Item], likelihood: Callable[[list[Item]], list[float]]
     return pool[order[0]]
 
 
+_WEAK_KEY_FLOOR = 0.03
+
+
 def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
     mentioned: list[Item] | None = None, *, fresh: bool = False, relabelled: list[Item] | None = None, earlier_text: str = "",
@@ -1350,6 +1353,10 @@ def _by_key(
         if v.kind == KIND_PLACE and not statement.change_cue and not (v.key and content_stems(v.key) & _key_stems(target)):
             return None  # places said one after another are a route, not a correction
         if _qualified_apart(v, target, statement) and not statement.change_cue:
+            return None
+        if overlap <= 2 and not (cued or statement.change_cue) and likelihood is not None and likelihood([target])[0] < _WEAK_KEY_FLOOR:
+            # One shared word, no word of change, and the fitted model finds it unlikely: "Channel two is
+            # a square wave at 10 kHz" after "channel one ... 1 kHz" tells another channel's value.
             return None
         return Decision(UPDATE, new_item, target, "same key")
     # "Seven, then.": the sentence is only the value (a count with its own noun is not bare;
