@@ -1412,6 +1412,8 @@ def _by_key(
         latest = likeliest or max(pool, key=lambda s: (*by_words[id(s)], s.turn, candidates.index(s)))  # "Kezia then": a person, not "my nan"
         if not cued and _qualified_apart(v, latest, statement):
             return None  # "On Thursdays it's 1:45": another day's time, not a correction
+        if not cued and likelihood is not None and likelihood([latest])[0] < _WEAK_KEY_FLOOR:
+            return None  # a cue in another clause, and the fitted model finds this one very unlikely to change
         return Decision(UPDATE, new_item, latest, "a cue of change and no key of its own")
     same = [s for s in candidates if s.kind == v.kind and v.kind in (KIND_TIME, KIND_NUMBER, KIND_QUANTITY, KIND_ITEM)]  # a day said with a reason is often the reason
     if not same and v.kind == KIND_NUMBER and _is_bare_number(v.text):
