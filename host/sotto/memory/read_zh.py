@@ -43,7 +43,11 @@ _ZH_NUMERIC = re.compile(
     rf"(?![零〇二两三四五六七八九十百千万点{_ZH_CLASSIFIERS_FOR_NUMBERS}]|一(?![期次晚天月年周人位节堂课份]|个月))"  # 一百一十五, 三百五, 七十七点九: a number said alone; 一千八一期: per term
 )
 _ZH_PERCENT = re.compile(r"百分之[零〇一二两三四五六七八九十百\d]+(?:点[零〇一二三四五六七八九\d]+)?")
-_ZH_BLOCK_ROOM = re.compile(r"[零〇一二两三四五六七八九十\d]+[栋幢号]楼?(?:[零〇一二两三四五六七八九十\d]+单元)?[零〇一二三四五六七八九\d]{3,4}(?:室|号)?(?![零〇一二三四五六七八九\d])")
+# 十二栋三单元五零二: a building, maybe its entrance, and the flat; read as one value, and the update
+# step takes its parts apart when one is said alone (是五零一, 是十三栋).
+ZH_BUILDING = r"[零〇一二两三四五六七八九十\d]+(?:栋|幢|号楼)"
+ZH_FLAT = rf"(?P<building>{ZH_BUILDING})(?P<unit>[零〇一二两三四五六七八九十\d]+单元)?(?P<room>[零〇一二三四五六七八九\d]{{3,4}})(?P<end>室|号)?"
+_ZH_BLOCK_ROOM = re.compile(ZH_FLAT + r"(?![零〇一二三四五六七八九\d])")
 _ZH_CHOICE = re.compile(
     r"(?<![零〇一二两三四五六七八九十百千\d厘毫])(?:[深浅淡亮暗藏天酒玫]?(?:红|橙|黄|绿|蓝|紫|粉|棕|咖啡|黑|白|灰|银|金|米|青|卡其))(?:色|的)"
     r"|(?<![零〇一二两三四五六七八九十百千\d])[大中小](?:号|杯|码|包|份|碗|盒|瓶|桶|袋)|加大码|(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:号|码)"
@@ -372,8 +376,8 @@ _ZH_MEASURES = re.sub(r"[十百千万两]", "", _ZH_CLASSIFIERS)  # 一千二 is
 _ZH_RATE = re.compile(
     rf"(?P<amount>[{_ZH_NUM}]*[十百千][一二三四五六七八九])(?P<per>一[{_ZH_MEASURES}])"
     rf"|(?<![{_ZH_NUM}])(?P<per2>一[{_ZH_MEASURES}])(?=(?:[{_ZH_NUM}]{{2,}}[块元]?|[{_ZH_NUM}][块元])(?:[，。,.！!？?；;]|$))"  # 一米一 is 1.1 metres
-    rf"|(?<=[零〇二两三四五六七八九十百千万\d][{_ZH_MEASURES}])(?P<per3>一[{_ZH_MEASURES}])(?=的?(?:[，。,.！!？?；;]|$))"
-    rf"|(?<=[块元][一二三四五六七八九])(?P<per4>一[{_ZH_MEASURES}])(?=的?(?:[，。,.！!？?；;]|$))"  # 两块五一斤  # 五十升一袋的: fifty litres a bag (一次一片: one a time)
+    rf"|(?<=[零〇二两三四五六七八九十百千万\d][{_ZH_MEASURES}])(?P<per3>一[{_ZH_MEASURES}])(?=的?(?:[，。,.！!？?；;]|$))"  # 五十升一袋的: fifty litres a bag (一次一片: one a time)
+    rf"|(?<=[块元][一二三四五六七八九])(?P<per4>一[{_ZH_MEASURES}])(?=的?(?:[，。,.！!？?；;]|$))"  # 两块五一斤: two and a half a jin
 )
 
 

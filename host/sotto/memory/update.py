@@ -44,6 +44,7 @@ from sotto.memory.language import EN_PEOPLE_NOUNS, counts_people, has_additive, 
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at, part_of_day
 from sotto.memory.read_en import _is_name_word
+from sotto.memory.read_zh import ZH_BUILDING, ZH_FLAT
 from sotto.memory.text import EN_COUNT_ORDINALS, EN_MONTHS, EN_NUMBER_WORDS, EN_WEEKDAYS, MONEY_VALUE, stem
 from sotto.memory.values import spelled_again as _spelled_again
 
@@ -679,7 +680,7 @@ def decide_values(
                 new_item.value = _replace_tail_digits(decision.target.value, new_digits)
             room = _room_of(decision.target.value) if v.kind == KIND_NUMBER == decision.target.kind else None
             if room is not None and re.fullmatch(r"[零〇一二三四五六七八九\d]{3,4}", v.text.strip()):
-                new_item.value = room.group("block") + v.text.strip() + (room.group("end") or "")  # 是五零一 after 十二栋五零二: 十二栋五零一
+                new_item.value = decision.target.value[: room.start("room")] + v.text.strip() + (room.group("end") or "")  # 是五零一 after 十二栋五零二: 十二栋五零一
             elif room is not None and _ZH_BUILDING.fullmatch(v.text.strip()):
                 new_item.value = room.group("before") + v.text.strip() + decision.target.value[room.end("building"):]  # 十三栋 after 十二栋三单元1502
             weekday = weekday_kept(decision.target.value, new_item.value) if v.kind == KIND_DATE and lang != "zh" else None
@@ -999,8 +1000,8 @@ def _listed_with(stored: Item, v: Value, statement: Statement) -> bool:
     return False
 
 
-_ZH_ROOM_OF = re.compile(r"(?P<block>(?P<before>.*?)(?P<building>[零〇一二两三四五六七八九十\d]+(?:栋|幢|号楼))(?P<unit>[零〇一二两三四五六七八九十\d]+单元)?)(?P<room>[零〇一二三四五六七八九\d]{3,4})(?P<end>室|号)?")
-_ZH_BUILDING = re.compile(r"[零〇一二两三四五六七八九十\d]+(?:栋|幢|号楼)")
+_ZH_ROOM_OF = re.compile(r"(?P<before>.*?)" + ZH_FLAT)
+_ZH_BUILDING = re.compile(ZH_BUILDING)  # the building said alone: 十三栋
 
 
 def _room_of(value: str) -> re.Match[str] | None:
