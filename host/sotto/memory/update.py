@@ -1552,7 +1552,7 @@ _AFTER_ELLIPSIS = re.compile(r"\s*(?:$|[,.;!?)]|(?:for|each|apiece|a|per|now|too
 def _unit_said_before(v: Value, statement: Statement) -> Item | None:
     """"Trouser leg is 31 inches for Dad and 33 for me", "twelve hours in the fridge, the rye only
     eight": a bare number in a clause parallel to an amount with a unit, saying nothing of its own
-    after it, is an amount in that unit (or currency). A label's number ("table 9") is not."""
+    after it, is an amount in that unit. A label's number ("table 9") is not."""
     text = statement.text
     if v.kind != KIND_NUMBER or v.delta or v.negated or not _is_bare_number(v.text) or MONEY_VALUE.search(v.text) or _label(v.text):
         return None
@@ -1567,7 +1567,7 @@ def _unit_said_before(v: Value, statement: Statement) -> Item | None:
     if not re.search(r"[,;]|\band\b|\bbut\b|\bwhile\b", text[q.end: v.start]):
         return None  # no second clause: "a 40 chest ... 44" needs the list's comma or "and"
     unit = Item(key="", value=q.text, kind=KIND_QUANTITY)
-    return unit if item_unit_words(unit) or re.match(r"[$£€¥]", q.text) else None
+    return unit if item_unit_words(unit) else None  # the words a number is carried in ("pence", "square metres")
 
 
 def keep_unit(new_item: Item, target: Item, lang: str) -> None:
