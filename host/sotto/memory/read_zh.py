@@ -30,6 +30,7 @@ _ZH_DECIMAL_UNITS = "伏|安|毫安|瓦|千瓦|平方米|平米|平|米|厘米|�
 # "P加到二点二", "层高零点二": one digit after 点 and nothing of a clock after it (八点零五, 八点二十, 八点五分)
 # is a decimal, not a clock time.
 _ZH_ONE_DIGIT_DECIMAL = "[零〇一二三四五六七八九]点[一二三四五六七八九](?![零〇一二三四五六七八九十百千万分刻钟半点])"
+_ZH_DECIMAL_AT = re.compile(_ZH_ONE_DIGIT_DECIMAL)
 _ZH_NUMERIC = re.compile(
     rf"(?<![A-Za-z0-9])[A-Za-z]\s?(?:\d+|[{_ZH_DIGIT}十百两]+)(?![A-Za-z0-9-])"
     rf"|(?:\d+|[{_ZH_DIGIT}十百千万两]+)个?(?:G|GB|M|MB|T|TB|K)(?![A-Za-z])"  # 三十个G, 500M, 四千K
@@ -214,8 +215,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         if anchored and not _ZH_DAY_SAID.search(text[: m.start()]):
             continue  # no day said before it: a length of time (五天), read below
         add(m.start(), m.end(), KIND_DATE, delta=True, delta_sign=-1 if m.group("dir") in _ZH_EARLIER else 1, anchored=anchored)
-    for m in re.finditer(r"(?<=[好快慢近远早晚多少大小高低长短轻重便贵松紧宽窄亮暗厚薄认些])一点(?![半钟分\d零一二三四五六七八九十])", text):
-        taken.append((m.start(), m.end()))  # "好认一点", "便宜一点": a little, not one o'clock
+    for m in re.finditer(r"一点(?![半钟分刻\d零一二三四五六七八九十])", text):
+        if _after_an_adjective(text[: m.start()]):
+            taken.append((m.start(), m.end()))  # "好认一点", "便宜一点", "冷一点": a little, not one o'clock
     for m in _ZH_RATE.finditer(text):
         # 七十五一亩, 一袋八十: 一 and a measure beside an amount say "per", they count nothing.
         if m.group("amount"):
@@ -259,9 +261,7 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         if part:
             add(m.start(), m.end() + part.end(), KIND_DATE)  # "明天下午" with no clock time: one value, replaced as one
     for m in _ZH_TIME.finditer(text):
-        if m.group(0) == "一点" and not re.match(r"[半分刻钟]", text[m.end():m.end() + 1]) and _after_an_adjective(text[: m.start()]):
-            continue  # "近一点", "冷一点": a little closer, colder, not one o'clock (but 老大下午三点 is three o'clock)
-        decimal = re.compile(_ZH_ONE_DIGIT_DECIMAL).match(text, m.start())
+        decimal = _ZH_DECIMAL_AT.match(text, m.start())
         if decimal is not None and decimal.end() == m.end():
             continue  # "P加到二点二", "层高零点二": a decimal, not a clock time (read as a number or a measure)
         add(m.start(), m.end(), KIND_TIME)
@@ -334,7 +334,7 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
 def _after_an_adjective(before: str) -> bool:
     """The text ends in an adjective (近, 冷, 便宜, 调浅): what follows says how much more, not a time."""
-    if re.search(r"[近远多少快慢早晚好大小高低贵便宜轻重短长]$", before):
+    if re.search(r"[好快慢近远早晚多少大小高低长短轻重便宜贵松紧宽窄亮暗厚薄认些]$", before):
         return True
     words = zh_words(before[-6:]) if re.search(r"[\u4e00-\u9fff]$", before) else []
     return bool(words) and words[-1][1][:1] == "a"
