@@ -1110,3 +1110,21 @@ def test_one_shared_word_and_no_word_of_change_keeps_both_values() -> None:
     # With a word of change the same shared word does replace.
     dates = [f.value for f in say("The boiler service is on the 12th of May.", "The boiler service has moved to the twentieth of May.").facts if f.kind == "date"]
     assert dates == ["the twentieth of May"], dates
+
+
+def test_a_value_whose_clause_rules_it_out_then_one_of_its_kind_is_the_old_one_of_a_contrast() -> None:
+    from sotto.memory.statements import read_sentence
+
+    def negated(sentence: str, lang: str) -> dict[str, bool]:
+        return {v.text: v.negated for v in read_sentence(sentence, lang).values}
+
+    # The words that rule the first value out stand away from it in its clause.
+    assert negated("周五那场我们去不成了，改看周日的。", "zh") == {"周五": True, "周日": False}
+    assert negated("王师傅这礼拜排满了，来修的是赵师傅。", "zh") == {"王师傅": True, "赵师傅": False}
+    assert negated("The 4:10 ferry we really can't catch, the 5:40 is fine.", "en") == {"4:10": True, "5:40": False}
+    # No contrast: the later value's clause rules out too, or the values are in one clause.
+    assert negated("周五去不成，周日也去不成。", "zh") == {"周五": False, "周日": False}
+    assert negated("Not the 4:10 but the 5:40.", "en")["5:40"] is False
+    # Through the update: the contrasted stored value is replaced, not kept beside the new one.
+    dates = [f.value for f in say("家具城说沙发周二送。", "周二家里没人收不了，周四送过来。", lang="zh").facts if f.kind == "date"]
+    assert dates == ["周四"], dates

@@ -26,10 +26,10 @@ from typing import Callable
 from sotto.memory.clock import shift_minutes
 from sotto.memory import language as L
 from sotto.memory.items import KIND_DATE, KIND_NAME, KIND_NUMBER, KIND_QUANTITY, KIND_TIME
-from sotto.memory.read_en import _EN_KIN, _en_copula_key, _en_is_question, _en_values, _en_without
-from sotto.memory.read_zh import _ZH_KIN, _ZH_NUM, _zh_content_words, _zh_copula_key, _zh_is_question, _zh_values, _zh_without, warm_up, zh_words
+from sotto.memory.read_en import EN_NEGATED_AFTER, _EN_KIN, _en_copula_key, _en_is_question, _en_values, _en_without
+from sotto.memory.read_zh import ZH_NEGATED_AFTER, _ZH_KIN, _ZH_NUM, _zh_content_words, _zh_copula_key, _zh_is_question, _zh_values, _zh_without, warm_up, zh_words
 from sotto.memory.text import EN_STOPWORDS, stem
-from sotto.memory.values import Statement, Value, _anaphoric_cue, _set_contexts, _without_values, asked_kinds, choice_class, unit_key
+from sotto.memory.values import Statement, Value, _anaphoric_cue, _set_contexts, clause_at, _without_values, asked_kinds, choice_class, unit_key
 
 __all__ = [
     "Statement",
@@ -63,6 +63,37 @@ def content_stems(text: str) -> set[str]:
 def is_role_word(text: str) -> bool:
     """A person named by their role ("my sister", 孩子奶奶) rather than by name."""
     return _EN_KIN.fullmatch(text.strip()) is not None or _ZH_KIN.fullmatch(text.strip()) is not None
+
+
+def _rules_out_where_said(before: str, after: str, lang: str) -> bool:
+    """The words of a value's clause say it is out: a negator anywhere (不, "can't"), or after it what
+    the reader takes as ruling a value out when said right after it (满了, "is fully booked")."""
+    if L.says_not(before + " " + after):
+        return True
+    ruling = ZH_NEGATED_AFTER if lang == "zh" else EN_NEGATED_AFTER
+    starts = range(len(after)) if lang == "zh" else [0] + [m.start() for m in re.finditer(r"\s", after)]
+    return any(ruling.match(after[i:]) for i in starts)
+
+
+def _rule_out_contrasted(st: Statement) -> None:
+    """"沙发十八号送不了，最早二十五号", "谭教练那个班满了，给我们安排的是孔教练": a value alone in a clause
+    that rules it out, then a value of its kind in a later clause that does not, is the old one of a
+    contrast, said as out wherever its clause's words stand."""
+    text, lang = st.text, st.lang
+    for old in st.values:
+        if old.negated or old.delta or old.maybe_old or not old.kind:
+            continue
+        lo, hi = clause_at(text, old.start, lang)
+        if any(o is not old and lo <= o.start < hi for o in st.values):
+            continue
+        if not _rules_out_where_said(text[lo:old.start], text[old.end:hi], lang):
+            continue
+        later = [o for o in st.values if o.start >= hi and o.kind == old.kind and not o.delta]
+        if not later or later[0].negated:
+            continue
+        new_lo, new_hi = clause_at(text, later[0].start, lang)
+        if not _rules_out_where_said(text[new_lo:later[0].start], text[later[0].end:new_hi], lang):
+            old.negated = True
 
 
 _PEOPLE_KEY = re.compile(r"人数|人头|headcount|head count|number of (?:people|guests)|party size|guest count|group size", re.I)
@@ -129,5 +160,6 @@ def read_sentence(sentence: str, lang: str, known_names: frozenset[str] = frozen
         if v.kind == KIND_NUMBER and _PEOPLE_KEY.search(v.key) and re.fullmatch(rf"[{_ZH_NUM}]+|\d+|[a-z]+(?:[- ][a-z]+)?", v.text, re.I):
             v.kind, v.unit = KIND_QUANTITY, ("人" if lang == "zh" else "people")  # "人数改成四十": forty people
     _set_contexts(text, st.values, lang)
+    _rule_out_contrasted(st)
     st.anaphoric_cue = _anaphoric_cue(text, st.values, lang)
     return st
