@@ -1128,3 +1128,20 @@ def test_a_value_whose_clause_rules_it_out_then_one_of_its_kind_is_the_old_one_o
     # Through the update: the contrasted stored value is replaced, not kept beside the new one.
     dates = [f.value for f in say("家具城说沙发周二送。", "周二家里没人收不了，周四送过来。", lang="zh").facts if f.kind == "date"]
     assert dates == ["周四"], dates
+
+
+def test_must_is_a_word_of_change_only_right_before_the_value_it_makes_so() -> None:
+    def dates(*utterances: str) -> list[str]:
+        return [f.value for f in say(*utterances, lang="zh").facts if f.kind == "date"]
+
+    def times(*utterances: str) -> list[str]:
+        return [f.value for f in say(*utterances, lang="zh").facts if f.kind == "time"]
+
+    # 得 as "has to" of another deed tells a new fact beside the stored day.
+    kept = dates("部门例会定在周四下午。", "报告得在周二之前交给主任。")
+    assert any("周四" in d for d in kept) and any("周二" in d for d in kept), kept
+    # Right before the value it says what the value must now be.
+    assert times("师傅说九点到。", "路上堵车，估计得十点半了。") == ["十点半"]
+    # "就…得了": that will do.
+    names = [f.value for f in say("礼物我想送茅台。", "茅台太贵了，就送五粮液得了。", lang="zh").all_items()]
+    assert not any("茅台" in n for n in names), names

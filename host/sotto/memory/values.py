@@ -234,6 +234,11 @@ def _anaphoric_cue(text: str, values: list[Value], lang: str) -> bool:
     return False
 
 
+# 得 ("has to") right before a value: the value is what it must be now. Elsewhere 得 is only a
+# modal ("我爱人那天得带孙子") or a complement (拿得多), no word of change.
+_ZH_MUST_BE = re.compile(r"(?<![拿吃要做说来去买多少记舍觉晓懂认])得(?:等到|推到|拖到|改到|挪到|用|要|是)?$")
+
+
 _EN_DAYPART = re.compile(r"\b(?:morning|afternoon|evening|night|bedtime|lunchtime|daytime|weekday|weekend)s?\b|\b(?:during|in) the day\b", re.I)
 _ZH_DAYPART = re.compile(r"早上|早晨|上午|中午|下午|晚上|夜里|睡前|白天|平时|周末|工作日")
 
@@ -260,7 +265,8 @@ def _set_contexts(text: str, values: list[Value], lang: str) -> None:
             if lo <= o.start and o.end <= hi and (o is v or o.kind in _SLOT_KINDS):
                 clause = clause[: o.start - lo] + " " + clause[o.end - lo :]
         v.context = " ".join(clause.split())
-        v.cue = L.has_change_cue(text[lo:hi], lang) or (lang != "zh" and re.search(r"\b(?:so|that makes|making it)\s+$", text[: v.start], re.I) is not None)  # "..., so three"
+        v.cue = L.has_change_cue(text[lo:hi], lang) or (lang != "zh" and re.search(r"\b(?:so|that makes|making it)\s+$", text[: v.start], re.I) is not None) or (  # "..., so three"
+            lang == "zh" and _ZH_MUST_BE.search(text[lo: v.start]) is not None)  # 估计得十点一刻, 得等到下周三: what it has to be now
         if v.kind == KIND_TIME:
             own = [o.text for o in values if o.kind == KIND_DATE and lo <= o.start < hi]
             # Else the day said last before it in the sentence ("on Tuesday, so 6:30").
