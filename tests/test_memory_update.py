@@ -1145,3 +1145,15 @@ def test_must_is_a_word_of_change_only_right_before_the_value_it_makes_so() -> N
     # "就…得了": that will do.
     names = [f.value for f in say("礼物我想送茅台。", "茅台太贵了，就送五粮液得了。", lang="zh").all_items()]
     assert not any("茅台" in n for n in names), names
+
+
+def test_a_thing_swapped_in_replaces_the_stored_word_of_its_head() -> None:
+    def said(*utterances: str) -> str:
+        return say(*utterances, lang="zh").memory_text()
+
+    # 短袖 and 长袖 end in one head, 袖: the stored one is what the swap takes out.
+    text = said("给女儿订一套长袖校服，一百四十的码。", "天热了，校服换成短袖的吧。")
+    assert "短袖" in text and "长袖" not in text, text
+    # Two stored words of that head: which one goes is not said, both stay.
+    text = said("订一杯红茶和一杯绿茶。", "换成花茶吧。")
+    assert "红茶" in text and "绿茶" in text, text

@@ -496,6 +496,29 @@ def _zh_topic_swap(text: str, state: SessionState) -> tuple[str, str] | None:
     return None
 
 
+_ZH_SWAP_VERB = re.compile(r"(?:换成|换到|换用|改成|改为|改到|改用|换)(?:了|个|一下)?")
+_ZH_LEAD = re.compile(r"^(?:[这那]?[一两二三四五六七八九十\d]*[个把条支件双套位家款种台只瓶盒张]|[这那])")
+
+
+def _zh_same_head_chosen(text: str, state: SessionState) -> tuple[str, str] | None:
+    """"鲜奶换低脂的" after 全脂鲜牛奶, "换手腕式的" after 上臂式的血压计: the thing a verb of swapping
+    chooses ends in the character a stored word of its length ends in (脂, 式: a Chinese word's head
+    is its last character): that word, one of the same sort, is the one swapped out."""
+    stored = [state.current_task] + [i.value for i in state.all_items()]
+    found: set[tuple[str, str]] = set()
+    for m in _ZH_SWAP_VERB.finditer(text):
+        run = re.match(r"[\u4e00-\u9fff]+", text[m.end():])
+        new = _ZH_LEAD.sub("", re.split(r"的|吧|了|啊|呀", run.group(0))[0]) if run else ""
+        if not 2 <= len(new) <= 5 or any(c in ZH_FUNCTION_CHARS for c in new):
+            continue
+        for said in stored:
+            for at in [k for k, c in enumerate(said) if c == new[-1]]:
+                old = said[at - len(new) + 1: at + 1]
+                if len(old) == len(new) and old != new and old not in text and re.fullmatch(r"[\u4e00-\u9fff]+", old) and not any(c in ZH_FUNCTION_CHARS for c in old):
+                    found.add((old, new))
+    return found.pop() if len(found) == 1 else None
+
+
 def _without_clause(text: str, what: str, lang: str) -> str | None:
     """`text` without the clauses that name `what`; None when no clause, or every clause, does."""
     clauses = [c for c in re.split(r"(?<=[，,;；])\s*|\s+(?=and\b)", text) if c.strip(" ，,;；")]
@@ -894,6 +917,8 @@ def _zh_moved_to(text: str, earlier: str, state: SessionState) -> tuple[str, str
                 start -= 1
             while end < len(head) and any(head[start: end + 1] in n for n in notes) and head[end] not in ZH_FUNCTION_CHARS:
                 end += 1
+            if new.endswith("的") and not re.search(r"[，。！？；、,.!?;\s]", head[end:]):
+                return None  # "校服换成短袖的": the thing said with the verb stays, only its kind changes
             return head[start:end], new
     return None
 
@@ -1223,6 +1248,8 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
                 swap = _zh_chosen_alone(st.text, "".join(sentences[:index]), w.state)
             if swap is None and lang == "zh":
                 swap = _zh_moved_to(st.text, "".join(sentences[:index]), w.state)
+            if swap is None and lang == "zh":
+                swap = _zh_same_head_chosen(st.text, w.state)
             if swap is not None:
                 # An earlier sentence of the turn that ruled the old thing out is its reason, not a
                 # fact to rewrite with the new one ("Bergamot's too citrusy. Pink pepper.").
