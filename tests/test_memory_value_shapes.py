@@ -707,3 +707,11 @@ def test_a_value_put_right_at_once_is_the_one_turned_down() -> None:
 )
 def test_a_number_and_a_half_with_its_unit_is_one_amount(sentence: str, value: str) -> None:
     assert (value, "quantity") in read(sentence), read(sentence)
+
+
+def test_a_surname_and_a_given_name_the_segmenter_tags_otherwise_are_one_name() -> None:
+    from sotto.memory.statements import read_sentence
+
+    # jieba cuts 李浩然 into 李 (a surname) and 浩然 (an adjective).
+    names = [v.text for v in read_sentence("李浩然下周出差，值班换成孙丽。", "zh").values if v.kind == "name"]
+    assert names == ["李浩然", "孙丽"], names

@@ -423,8 +423,8 @@ def _zh_segmented_names(text: str) -> list[tuple[int, int]]:
         titled = _ZH_TITLE_AHEAD.match(text, start + len(word)) is not None
         if (last is not None and last[2] in ("nr", "nrfg", "ng") and last[0] + len(last[1]) == start
                 and len(last[1]) == 1 and last[1] in _ZH_SURNAMES and len(word) <= 2
-                and (flag in ("nr", "nrfg") or (titled and flag in ("ns", "n")))):
-            # 沈 + 红梅, 林 + 秀英, 陶 + 建国 before 老师: jieba cuts a full name into surname and given name
+                and (flag in ("nr", "nrfg") or (titled and flag in ("ns", "n")) or (flag in ("a", "nz") and not any(c in ZH_FUNCTION_CHARS for c in word)))):
+            # 沈 + 红梅, 林 + 秀英, 陶 + 建国 before 老师, 李 + 浩然 (an adjective): jieba cuts a full name into surname and given name
             merged[-1] = (last[0], last[1] + word, "nr")
         else:
             merged.append((start, word, flag))
