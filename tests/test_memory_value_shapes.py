@@ -715,3 +715,13 @@ def test_a_surname_and_a_given_name_the_segmenter_tags_otherwise_are_one_name() 
     # jieba cuts 李浩然 into 李 (a surname) and 浩然 (an adjective).
     names = [v.text for v in read_sentence("李浩然下周出差，值班换成孙丽。", "zh").values if v.kind == "name"]
     assert names == ["李浩然", "孙丽"], names
+
+
+def test_words_that_rule_a_day_out_describe_it_when_a_relative_clause_follows() -> None:
+    from sotto.memory.statements import read_sentence
+
+    def negated(sentence: str) -> dict[str, bool]:
+        return {v.text: v.negated for v in read_sentence(sentence, "zh").values}
+
+    assert negated("下周值班的是李浩然。")["下周"] is False  # who is on duty then
+    assert negated("周六我值班，改周日吧。")["周六"] is True  # the day ruled out

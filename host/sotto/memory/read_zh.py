@@ -327,7 +327,10 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             v.text = re.sub(r"\s+", "", v.text)  # "E 八八三四五六七二": the letter and its digits are one code
         if v.kind == KIND_NUMBER and re.fullmatch(rf"[{_ZH_DIGIT}]+(?:[，,\s]+[{_ZH_DIGIT}]+)+", v.text):
             v.text = re.sub(r"[，,\s]+", "", v.text)  # the pauses of reading a number in groups are not part of it
-        if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or ZH_NEGATED_AFTER.match(text[v.end:]):
+        after = ZH_NEGATED_AFTER.match(text[v.end:])
+        if after is not None and text[v.end + after.end(): v.end + after.end() + 1] == "的":
+            after = None  # "下周值班的是李浩然": who is on duty, said of the day, not the day ruled out
+        if _ZH_NEGATED_BEFORE.search(text[max(0, v.start - 4): v.start]) or after:
             v.negated = True
     return found
 
