@@ -624,6 +624,8 @@ def test_a_little_more_after_an_adjective_is_no_one_oclock() -> None:
         return [v.text for v in read_sentence(sentence, "zh").values if v.kind == "time"]
 
     assert times("色温想冷一点。") == [] and times("说话温柔一点。") == []
+    # A verb before the adjective (调冷: the segmenter tags it a verbal noun), or heat and depth.
+    assert times("空调调冷一点。") == [] and times("水烧热一点再泡。") == [] and times("颜色调浅一点。") == []
     assert times("会议一点开始。") == ["一点"] and times("下午一点见。") == ["下午一点"]
 
 

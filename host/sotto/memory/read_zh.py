@@ -337,7 +337,7 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
 def _after_an_adjective(before: str) -> bool:
     """The text ends in an adjective (近, 冷, 便宜, 调浅): what follows says how much more, not a time."""
-    if re.search(r"[好快慢近远早晚多少大小高低长短轻重便宜贵松紧宽窄亮暗厚薄认些]$", before):
+    if re.search(r"[好快慢近远早晚多少大小高低长短轻重便宜贵松紧宽窄亮暗厚薄认些冷热凉暖深浅]$", before):
         return True
     words = zh_words(before[-6:]) if re.search(r"[\u4e00-\u9fff]$", before) else []
     return bool(words) and words[-1][1][:1] == "a"
