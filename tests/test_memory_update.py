@@ -1157,3 +1157,13 @@ def test_a_thing_swapped_in_replaces_the_stored_word_of_its_head() -> None:
     # Two stored words of that head: which one goes is not said, both stay.
     text = said("订一杯红茶和一杯绿茶。", "换成花茶吧。")
     assert "红茶" in text and "绿茶" in text, text
+
+
+def test_a_sum_of_money_for_another_thing_keeps_the_stored_sum() -> None:
+    def amounts(*utterances: str) -> list[str]:
+        return [f.value for f in say(*utterances).facts if f.kind == "quantity"]
+
+    kept = amounts("The deposit for the hall was three hundred pounds.", "The caterer wants ninety pounds for the cake.")
+    assert sorted(kept) == ["ninety pounds", "three hundred pounds"], kept
+    # Said of the same thing, the sum replaces the stored one.
+    assert amounts("The deposit for the hall was three hundred pounds.", "The hall deposit is four hundred pounds now.") == ["four hundred pounds"]

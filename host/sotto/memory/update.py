@@ -1320,7 +1320,10 @@ def _by_key(
             overlap += 1  # 那就八月十五号吧 beside 七月十号 and 八月二十号: a day of the same month moved
         if v.kind == KIND_NAME and s.kind == KIND_NAME and _respelled(v.text, s.value, lang, statement.admission):
             overlap += 5  # "Kearny ... no second e" after "Siobhan Kearney"; 陈墨 after 陈默
-        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and _same_unit(s, v, lang):
+        if v.kind == KIND_QUANTITY and s.kind == KIND_QUANTITY and not _siblings(own or frame_keys, keys) and not fresh and _same_unit(s, v, lang) and not (
+                MONEY_VALUE.search(v.text + " " + v.unit) and own and not keys & own and not (cued or statement.change_cue)):
+            # Sums of money are paid for many things: "ninety pounds for the cake" after a £300 deposit
+            # says its own thing; the currency alone is no key.
             # A count of the same thing is one slot ("so eight people now"); a measure in the same unit
             # may be of another thing (a 3.3 volt rail, a trigger at 1.6 volts): its key must say so.
             overlap += 2  # same unit: the same count ("so eight people now"), unless said of a sibling (二等奖 beside 一等奖)
