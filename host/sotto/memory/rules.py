@@ -512,9 +512,9 @@ def _zh_same_head_chosen(text: str, state: SessionState) -> tuple[str, str] | No
         if not 2 <= len(new) <= 5 or any(c in ZH_FUNCTION_CHARS for c in new):
             continue
         for said in stored:
-            for at in [k for k, c in enumerate(said) if c == new[-1]]:
-                old = said[at - len(new) + 1: at + 1]
-                if len(old) == len(new) and old != new and old not in text and re.fullmatch(r"[\u4e00-\u9fff]+", old) and not any(c in ZH_FUNCTION_CHARS for c in old):
+            # As `_head_swap` finds a stored modifier of a said head: here the head is the new thing's last character.
+            for old in re.findall(rf"[\u4e00-\u9fff]{{{len(new) - 1}}}{re.escape(new[-1])}", said):
+                if old != new and old not in text and not any(c in ZH_FUNCTION_CHARS for c in old):
                     found.add((old, new))
     return found.pop() if len(found) == 1 else None
 

@@ -84,15 +84,11 @@ def _rule_out_contrasted(st: Statement) -> None:
         if old.negated or old.delta or old.maybe_old or not old.kind:
             continue
         lo, hi = clause_at(text, old.start, lang)
-        if any(o is not old and lo <= o.start < hi for o in st.values):
-            continue
-        if not _rules_out_where_said(text[lo:old.start], text[old.end:hi], lang):
-            continue
         later = [o for o in st.values if o.start >= hi and o.kind == old.kind and not o.delta]
-        if not later or later[0].negated:
+        if not later or later[0].negated or any(o is not old and lo <= o.start < hi for o in st.values):
             continue
         new_lo, new_hi = clause_at(text, later[0].start, lang)
-        if not _rules_out_where_said(text[new_lo:later[0].start], text[later[0].end:new_hi], lang):
+        if _rules_out_where_said(text[lo:old.start], text[old.end:hi], lang) and not _rules_out_where_said(text[new_lo:later[0].start], text[later[0].end:new_hi], lang):
             old.negated = True
 
 
