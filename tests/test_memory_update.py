@@ -1167,3 +1167,9 @@ def test_a_sum_of_money_for_another_thing_keeps_the_stored_sum() -> None:
     assert sorted(kept) == ["ninety pounds", "three hundred pounds"], kept
     # Said of the same thing, the sum replaces the stored one.
     assert amounts("The deposit for the hall was three hundred pounds.", "The hall deposit is four hundred pounds now.") == ["four hundred pounds"]
+
+
+def test_a_thing_swapped_in_is_not_cut_to_its_head_nor_matched_inside_a_stored_word() -> None:
+    # 台灯 is a thing, not the classifier 台 and a lamp; 落地灯 holds no word 地灯 to swap.
+    text = say("我想买一盏落地灯。", "换成台灯吧。", lang="zh").memory_text()
+    assert "落台灯" not in text and "落地灯" in text, text

@@ -130,8 +130,13 @@ _EN_ID = re.compile(
     r"(?:\+?\b\d[\d -]{4,}\d\b|\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{2,}[A-Z0-9]\b|\b[A-Z]{1,4}[- ]?\d{2,}(?:[A-Z]|\s[B-HJ-Z](?![\w'’]))?\b|\b\d{3,}\b|\b\d+[A-Z]{1,3}\b)"
 )
 # "grade three", "gate B12", "room 5": a label and its number are one value (a number/ID).
+# Words a number is the label of ("room 12", "table nine", "platform 4").
+EN_LABEL_WORDS = (
+    "grade|level|room|gate|platform|size|row|table|seat|gen|generation|stage|version|series|mark|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|"
+    "aisle|locker|pin|extension|option|number|no\\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock|pitch|stand|plot|berth|booth|kiosk|pen|cabin|chalet|lodge|hut|pod"
+)
 _EN_LABELLED = re.compile(
-    rf"\b(?:grade|level|room|gate|platform|size|row|table|seat|gen|generation|stage|version|series|mark|chapter|page|line|flight|bus|route|floor|year|class|apartment|flat|unit|suite|bay|aisle|locker|pin|extension|option|number|no\.?|ward|bed|desk|counter|door|box|lot|stall|court|lane|track|terminal|zone|pier|dock|pitch|stand|plot|berth|booth|kiosk|pen|cabin|chalet|lodge|hut|pod)"
+    rf"\b(?:{EN_LABEL_WORDS})"
     rf"\s+(?:#\s*)?(?:\d+(?:\.\d+)?[A-Za-z]?|[A-Z]\d+|(?:{EN_NUMBER_WORDS})(?:[- ](?:{EN_NUMBER_WORDS}))?)\b",
     re.I,
 )

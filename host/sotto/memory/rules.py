@@ -23,7 +23,7 @@ from sotto.memory.items import KIND_NAME, KIND_NOTE, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.read_en import EN_NEGATED_AFTER, _is_name_word, is_colour_word
-from sotto.memory.read_zh import ZH_NEGATED_AFTER
+from sotto.memory.read_zh import _ZH_CLASSIFIERS, _ZH_NUM, ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, contains_ci, detect_lang, entities, entity_kind, norm_key
@@ -497,7 +497,8 @@ def _zh_topic_swap(text: str, state: SessionState) -> tuple[str, str] | None:
 
 
 _ZH_SWAP_VERB = re.compile(r"(?:换成|换到|换用|改成|改为|改到|改用|换)(?:了|个|一下)?")
-_ZH_LEAD = re.compile(r"^(?:[这那]?[一两二三四五六七八九十\d]*[个把条支件双套位家款种台只瓶盒张]|[这那])")
+# 那把, 两条, 这: what points at or counts the thing, never a classifier alone (台灯, 套餐 are things).
+_ZH_LEAD = re.compile(rf"^(?:[这那]|[这那]?[{_ZH_NUM}]+)[{_ZH_CLASSIFIERS}款种家]?")
 
 
 def _zh_same_head_chosen(text: str, state: SessionState) -> tuple[str, str] | None:
@@ -512,9 +513,17 @@ def _zh_same_head_chosen(text: str, state: SessionState) -> tuple[str, str] | No
         if not 2 <= len(new) <= 5 or any(c in ZH_FUNCTION_CHARS for c in new):
             continue
         for said in stored:
-            # As `_head_swap` finds a stored modifier of a said head: here the head is the new thing's last character.
-            for old in re.findall(rf"[\u4e00-\u9fff]{{{len(new) - 1}}}{re.escape(new[-1])}", said):
-                if old != new and old not in text and not any(c in ZH_FUNCTION_CHARS for c in old):
+            # As `_head_swap` finds a stored modifier of a said head: here the head is the new thing's last
+            # character, and the stored word starts a word of its text, or follows a little word or a
+            # classifier (买台上臂式的: the segmenter's 台上 cuts it); 落地灯 holds no 地灯.
+            starts, at = set(), 0
+            for word, _ in zh_words(said) if new[-1] in said else []:
+                starts.add(at)
+                at += len(word)
+            for hit in re.finditer(rf"[\u4e00-\u9fff]{{{len(new) - 1}}}{re.escape(new[-1])}", said):
+                old = hit.group(0)
+                before = said[hit.start() - 1: hit.start()]
+                if (hit.start() in starts or not re.fullmatch(r"[\u4e00-\u9fff]", before) or before in ZH_FUNCTION_CHARS or before in _ZH_CLASSIFIERS) and old != new and old not in text and not any(c in ZH_FUNCTION_CHARS for c in old):
                     found.add((old, new))
     return found.pop() if len(found) == 1 else None
 

@@ -43,7 +43,7 @@ from sotto.memory.items import (
 from sotto.memory.language import EN_PEOPLE_NOUNS, counts_people, has_additive, has_change_cue, says_not
 from sotto.memory.statements import Statement, Value, choice_class, content_stems, is_role_word, unit_key
 from sotto.memory.values import _VAGUE_PERIOD, clause_at, part_of_day
-from sotto.memory.read_en import _is_name_word
+from sotto.memory.read_en import EN_LABEL_WORDS, _is_name_word
 from sotto.memory.read_zh import ZH_BUILDING, ZH_FLAT
 from sotto.memory.text import EN_COUNT_ORDINALS, EN_MONTHS, EN_NUMBER_WORDS, EN_WEEKDAYS, MONEY_VALUE, stem
 from sotto.memory.values import spelled_again as _spelled_again
@@ -134,7 +134,7 @@ def _kind_compatible(stored: Item, value: Value, lang: str) -> bool:
     if stored.kind == value.kind == KIND_NUMBER and _misread_code(stored.value, value.text) is not None:
         return True  # "7H239" after 苏A7K239: the same plate read again, one character otherwise
     if stored.kind == value.kind == KIND_NUMBER and _room_of(stored.value) is not None and (
-            re.fullmatch(r"[零〇一二三四五六七八九\d]{3,4}", value.text.strip()) or _ZH_BUILDING.fullmatch(value.text.strip())):
+            _ZH_ROOM_ALONE.fullmatch(value.text.strip()) or _ZH_BUILDING.fullmatch(value.text.strip())):
         return True  # 五零一 or 十三栋 after 十二栋五零二: the flat or the building said alone
     if stored.kind == value.kind == KIND_NUMBER:
         a, b = _label(stored.value), _label(value.text)
@@ -679,7 +679,7 @@ def decide_values(
                 # "the last four digits are 8837": the rest of the number stays.
                 new_item.value = _replace_tail_digits(decision.target.value, new_digits)
             room = _room_of(decision.target.value) if v.kind == KIND_NUMBER == decision.target.kind else None
-            if room is not None and re.fullmatch(r"[零〇一二三四五六七八九\d]{3,4}", v.text.strip()):
+            if room is not None and _ZH_ROOM_ALONE.fullmatch(v.text.strip()):
                 new_item.value = decision.target.value[: room.start("room")] + v.text.strip() + (room.group("end") or "")  # 是五零一 after 十二栋五零二: 十二栋五零一
             elif room is not None and _ZH_BUILDING.fullmatch(v.text.strip()):
                 new_item.value = room.group("before") + v.text.strip() + decision.target.value[room.end("building"):]  # 十三栋 after 十二栋三单元1502
@@ -1002,6 +1002,7 @@ def _listed_with(stored: Item, v: Value, statement: Statement) -> bool:
 
 _ZH_ROOM_OF = re.compile(r"(?P<before>.*?)" + ZH_FLAT)
 _ZH_BUILDING = re.compile(ZH_BUILDING)  # the building said alone: 十三栋
+_ZH_ROOM_ALONE = re.compile(r"[零〇一二三四五六七八九\d]{3,4}")  # the flat said alone: 五零一
 
 
 def _room_of(value: str) -> re.Match[str] | None:
@@ -1546,9 +1547,9 @@ def _amount_without_unit(item: Item, v: Value) -> bool:
     return item.kind == KIND_QUANTITY and v.kind == KIND_NUMBER and not v.unit and _same_amount(item, v.text)
 
 
-_LABEL_BEFORE = re.compile(
-    r"\b(?:number|no\.?|room|table|channel|ending|ends|code|bed|flat|platform|gate|row|seat|year|page|size|grade|level|version|"
-    r"bus|route|pin|zone|hive|box|aisle|stand|pitch|lane|court|door|unit|lot|car|coach|ward|bay|locker|id|extension|ext)\s*$", re.I)
+# A label said right before a number ("table 9", "ending 4471"): the labels the reader knows, and
+# the words that name a code or a channel by its number.
+_LABEL_BEFORE = re.compile(rf"\b(?:{EN_LABEL_WORDS}|channel|ending|ends|code|hive|car|coach|id|ext)\s*$", re.I)
 _AFTER_ELLIPSIS = re.compile(r"\s*(?:$|[,.;!?)]|(?:for|each|apiece|a|per|now|too|then|max|tops|please|instead|this|that|next|on|at|in|by)\b)", re.I)
 
 
