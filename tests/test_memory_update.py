@@ -753,11 +753,41 @@ def test_a_number_read_with_its_digits_swapped_replaces_that_number() -> None:
         ("en", "The window cleaner charges twenty pounds a visit, every other Monday.", "He's put his prices up, it's twenty-four quid now.", "twenty pounds", "twenty-four quid", "Monday"),
         # people counted by another word for them
         ("en", "The picnic is for twelve children and five adults.", "More parents want to stay, call it nine grown-ups.", "five adults", "nine grown-ups", "twelve children"),
+        # twenty-first round
+        # a sum taken off, the currency sign opening it; a bare sum "up by" changes the stored sum
+        ("en", "The kayak hire is £75 for the day.", "The lad at the desk has taken £15 off since it's drizzling.", "£75", "£60", ""),
+        ("en", "Rewiring the shed comes to £350, and the sparky starts on the 9th.", "He rang, copper's gone up, so it's up by forty.", "£350", "£390", "9th"),
+        # a count moved down by a count, written the way it was stored
+        ("en", "The rear cassette is a 28-tooth and the chainring is 50-tooth.", "Hills are brutal, so go down four teeth on the chainring.", "50-tooth", "46-tooth", "28-tooth"),
+        # 多/少 before any verb of the count; an adjective of a verb says by how much
+        ("zh", "鸡蛋订八箱，豆腐十块。", "周末食堂人少，鸡蛋少进三箱。", "八箱", "5箱", "十块"),
+        ("zh", "住院观察两天，周五复查。", "护士说指标还没降，还得多住一天。", "两天", "3天", "周五"),
+        ("zh", "工作服订三十八码的，帽子均码。", "穿上太紧了，换大一码。", "三十八码", "39码", "均码"),
+        ("zh", "晾衣绳要十二米，夹子五十个。", "阳台没那么宽，绳子再短两米。", "十二米", "10米", "五十个"),
+        # a shift said with a compound number word
+        ("en", "Parents' evening slot is 5:10, the bus is at 6.", "School moved our slot thirty-five minutes later.", "5:10", "5:45", "6"),
     ],
 )
 def test_a_correction_replaces_that_value_and_keeps_the_others(lang: str, before: str, words: str, old: str, new: str, kept: str) -> None:
     text = say(before, words, lang=lang).memory_text()
     assert new in text and old not in text and kept in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "words", "kept"),
+    [
+        # how many, not a change: 至少, 最多, 差不多; a size said after a noun (桌子长两米), a noun's adjective (小两口)
+        ("zh", "桌布要两块。", "客人至少来六个。", "两块"),
+        ("zh", "饮料买四箱。", "活动差不多三个钟头。", "四箱"),
+        ("zh", "客厅的桌子要定做。", "桌子长两米，宽九十公分。", "两米"),
+        ("zh", "饮料买四箱。", "小两口刚搬来。", "四箱"),
+        # two alterations "by" an amount each: the second is no total of the first
+        ("en", "Hem the curtains for the bay window.", "Take the left one up by 4 centimetres and the right one by 3 centimetres.", "4 centimetres"),
+    ],
+)
+def test_a_count_said_beside_words_of_more_or_less_that_change_nothing_is_kept(lang: str, before: str, words: str, kept: str) -> None:
+    facts = [f.value for f in say(before, words, lang=lang).facts]
+    assert kept in facts, facts  # an item of its own, not only the note of the sentence
 
 
 def test_an_amount_change_with_nothing_stored_is_kept_as_said() -> None:

@@ -44,9 +44,21 @@ _EN_QUANTITY = re.compile(
 # A relative change of a stored amount of money: "it's gone up by £5", "ten quid cheaper", "knock £20 off".
 _EN_MONEY = rf"(?:[£$€]\s?\d+(?:\.\d\d)?|(?:{_NUM}) (?:pounds|quid|dollars|euros|bucks))"
 _EN_AMOUNT_CHANGE = re.compile(
-    rf"\b(?:(?P<dir1>up|down) by (?P<a1>{_EN_MONEY})|(?P<a2>{_EN_MONEY}) (?P<dir2>more|extra|dearer|cheaper|less|off)\b|(?P<dir3>knock|knocks|knocked|take|takes|took) (?P<a3>{_EN_MONEY}|{_NUM}) off)",  # "knock five off the order": a count
+    # No word boundary before the amount: a currency sign starts no word ("they've taken £60 off").
+    rf"\b(?P<dir1>up|down) by (?P<a1>{_EN_MONEY}|{_NUM}(?![\w-]|\s+[a-z]))|(?<![\w£$€.])(?P<a2>{_EN_MONEY}) (?P<dir2>more|extra|dearer|cheaper|less|off)\b|\b(?P<dir3>knock|knocks|knocked|take|takes|took) (?P<a3>{_EN_MONEY}|{_NUM}) off",  # "knock five off the order": a count
     re.I,
 )
+# A count moved up or down by what follows: "down" alone ("going down two teeth"), "up" only with "by"
+# ("pick up two bags" moves nothing).
+_EN_UP_DOWN = re.compile(r"\b(?:(?P<down>down)\s+(?:by\s+)?|up\s+by\s+)$", re.I)
+
+
+def _moved_by(text: str, start: int) -> int:
+    """-1 or 1 when the count at `start` moves a stored one down or up ("going down two teeth"), else 0."""
+    way = _EN_UP_DOWN.search(text, 0, start)
+    return 0 if way is None else -1 if way.group("down") else 1
+
+
 _EN_AMOUNT_LESS = {"down", "cheaper", "less", "off", "knock", "knocks", "knocked", "take", "takes", "took"}
 # A stored amount multiplied, said as an instruction about it: "Double the chilli", "so halve
 # the bitrate" (not "a double room", "double-check the times").
@@ -61,17 +73,17 @@ EN_FACTORS = {"double": 2.0, "triple": 3.0, "treble": 3.0, "quadruple": 4.0, "ha
 _EN_AS_MANY = re.compile(r"\b(?P<op>half|twice|double|three times|two times) (?:as|that) (?:many|much)(?P<again> again)?\b", re.I)
 EN_AS_MANY = {"half": 0.5, "twice": 2.0, "double": 2.0, "three times": 3.0, "two times": 2.0}
 # A relative change of a time: "ten minutes earlier", "push it back half an hour".
-_EN_SHIFT_BY = rf"(?:\d+|{EN_NUMBER_WORDS}|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)(?:\s+and a half)?"
-_EN_DAY_SHIFT_BY = rf"(?:(?:\d+|{EN_NUMBER_WORDS}|an?)\s+(?:days?|weeks?)|a fortnight)"
+_EN_SHIFT_BY = rf"(?:\d+|(?:{EN_NUMBER_WORDS})(?:-(?:{EN_NUMBER_WORDS}))?|an?|half an|a quarter of an)\s*(?:and a half\s+)?(?:minutes?|mins?|hours?|hrs?)(?:\s+and a half)?"
+_EN_DAY_SHIFT_BY = rf"(?:(?:\d+|(?:{EN_NUMBER_WORDS})(?:-(?:{EN_NUMBER_WORDS}))?|an?)\s+(?:days?|weeks?)|a fortnight)"
 _EN_DAY_SHIFT = re.compile(
-    rf"\b(?P<by>{_EN_DAY_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
+    rf"(?<![\w-])(?P<by>{_EN_DAY_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
     rf"|\bthe (?P<by3>day|week) (?P<dir3>after|before)\b(?!\s+(?:the|my|our|his|her|their|a|an|that|this|tomorrow|(?-i:[A-Z]\w*))\b)"  # "offered the day after, same time"
     rf"|\bthe (?P<dir4>next|following|previous) (?P<by4>day|week)\b"
     rf"|\b(?:push|pushed|pushing|move|moved|moving|put|bump|bumped|shift|shifted|bring|brought)\b(?:\s+(?:it|that|them|this|things|everything|us|me|him|her|the \w+))?\s+(?P<dir2>back|forward|on)\s+(?:by\s+)?(?P<by2>{_EN_DAY_SHIFT_BY})\b",
     re.I,
 )
 _EN_TIME_SHIFT = re.compile(
-    rf"\b(?P<by>{_EN_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"
+    rf"(?<![\w-])(?P<by>{_EN_SHIFT_BY})\s+(?P<dir>earlier|later|sooner)\b"  # "forty-five minutes later", not "five"
     rf"|\b(?:push|pushed|move|moved|put|bump|bumped|shift|shifted|bring|brought|pull|pulled|shuffle|shuffled)\b(?:\s+(?:it|that|them|this|things|everything|us|me|him|her|the \w+))?\s+(?P<dir2>back|forward|later|earlier|on)\s+(?:by\s+)?(?P<by2>{_EN_SHIFT_BY})\b",
     re.I,
 )
@@ -453,7 +465,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
         g = next(i for i in (1, 2, 3) if m.group(i))
         add(m.start(g), m.end(g), KIND_QUANTITY, unit="people")
     for m in _EN_FRACTION.finditer(text):
-        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit") or m.group("unit2"))
+        way = _moved_by(text, m.start())
+        add(m.start(), m.end(), KIND_QUANTITY, unit=m.group("unit") or m.group("unit2"), delta=bool(way), delta_sign=-1 if way < 0 else 1)
     for m in _EN_NUMERIC.finditer(text):
         add(m.start(), m.end(), KIND_NUMBER)
     for m in _EN_CHOICE.finditer(text):
@@ -524,7 +537,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in _EN_QUANTITY.finditer(text):
         count = _en_quantity(m, text)
         if count:
-            add(m.start(), count[0], KIND_QUANTITY, unit=count[1], delta=bool(m.group("delta")))
+            way = _moved_by(text, m.start())
+            add(m.start(), count[0], KIND_QUANTITY, unit=count[1], delta=bool(m.group("delta") or way), delta_sign=-1 if way < 0 else 1)
     for m in _EN_FOR_COUNT.finditer(text):
         add(m.start(1), m.end(1), KIND_QUANTITY, unit="people")
     for m in _EN_ID.finditer(text):

@@ -84,10 +84,23 @@ _ZH_TIMES = {"一倍半": 1.5, "两倍": 2.0, "二倍": 2.0, "三倍": 3.0, "四
 _ZH_AMOUNT_CHANGE = re.compile(r"(?:(?P<more>多收|多付|多交|多花|贵|涨)|(?P<less>便宜|少收|少付|降|优惠|减))了?$")
 
 
-def _zh_change_before(before: str) -> tuple[bool, bool]:
+_NOT_A_CHANGE = "(?<![至最顶差好很许不太多])"
+_NOT_A_VERB = (ZH_FUNCTION_CHARS - frozenset("来要")) | frozenset(_ZH_NUM) | frozenset("少多么久大长远")
+
+
+def _zh_change_before(before: str, compared: bool = False) -> tuple[bool, bool]:
     """(fewer, more): the words right before a count change a stored one (少拿一盒, 再加两袋, 还多一年)."""
-    less = re.search(r"(?:少|减|减少|去掉)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None
-    more = re.search(r"(?:多加|再加|加|再多|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送|来|发|寄|印|备)?了?$", before) is not None
+    # Not 至少, 最多, 多少, 不少, 差不多: how many, not a change.
+    less = re.search(rf"{_NOT_A_CHANGE}(?:少|减|减少|去掉)(?:拿|买|要|订|带|放|做|点|送)?了?$", before) is not None
+    more = re.search(rf"{_NOT_A_CHANGE}(?:多加|再加|加|再多|多|增加|再来|再)(?:拿|买|要|订|带|放|做|点|送|来|发|寄|印|备)?了?$", before) is not None
+    # 多/少 right before the verb of the count, whatever the verb: 多输两天, 少来五袋.
+    way = re.search(rf"{_NOT_A_CHANGE}(?P<way>多|少)(?P<verb>[\u4e00-\u9fff])了?$", before)
+    if way is not None and way.group("verb") not in _NOT_A_VERB:
+        less, more = less or way.group("way") == "少", more or way.group("way") == "多"
+    # An adjective of a verb right before the count says by how much (`compared`): 换大一码, 调低两度.
+    than = re.search(r"(?:(?P<up>[大高长宽粗厚深])|[小低短窄细薄浅])$", before)
+    if than is not None and compared:
+        less, more = less or not than.group("up"), more or bool(than.group("up"))
     # 又有两个, 又翻出来三张: "again" before the verb that brings the count (not 又是三个: the same count said again)
     more = more or re.search(r"又(?!是)[\u4e00-\u9fff]{1,3}了?$", before) is not None
     return less, more
@@ -288,7 +301,7 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             if starts.get(i, "n")[:1] in "adcpryexuv":  # "八寸肯定不够", "二十个根本不够": the unit is 寸, 个; "肯定", "根本" are not counted
                 unit, end = text[m.start("unit"): i], i
                 break
-        less, more = _zh_change_before(text[max(0, m.start() - 5): m.start()])
+        less, more = _zh_change_before(text[max(0, m.start() - 5): m.start()], _zh_verb_adjective_at(text, m.start() - 1))
         more = more or m.group("delta") == "多"
         if m.group("num") == "几" and not (less or more):
             continue  # "要几个": how many, or a few; no count either way
@@ -362,6 +375,17 @@ def warm_up() -> None:
 def zh_words(text: str) -> list[tuple[str, str]]:
     """Chinese words with their part of speech (jieba's tags: n noun, ns place, m numeral ...)."""
     return [(w, f) for w, f in _jieba_tokenizer().cut(text)]
+
+
+def _zh_verb_adjective_at(text: str, at: int) -> bool:
+    """The character at `at` is an adjective made part of a verb (调低, 放长) or said right after one
+    (换 小, 再 短): not a noun's (墙长, 小两口), a count's (两大一小) or a size said (桌子长两米)."""
+    words = _zh_words_at(text)
+    for i, (start, word, flag) in enumerate(words):
+        if start <= at < start + len(word):
+            # jieba tags 大一码 an adverb as a whole; a lone adjective needs a verb or an adverb before it (再短五厘米)
+            return flag[:1] in "vd" or (start == at and flag[:1] == "a" and i > 0 and words[i - 1][2][:1] in "vd")
+    return False
 
 
 def _zh_word_starts(text: str) -> dict[int, str]:

@@ -447,7 +447,10 @@ def decide_values(
             # "陶盆多买一个": the stored count whose words the sentence says, else the latest.
             # The things the sentence names count too ("大碗还是不够…再加一百个": the bowls' count).
             said_of = statement.frame_keys | content_stems(" ".join(o.text for o in statement.values if o is not v and o.kind in (KIND_ITEM, KIND_NAME, KIND_PLACE)))
-            target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & said_of), base.index(s)))
+            if v.delta_sign < 0:
+                base = [s for s in base if (number_of(s.value) or 0) >= (number_of(v.text) or 0)] or base  # "少来五袋" leaves 一袋 alone
+            # Then the count in the unit said ("再短两米": the 米, not 五十个), then the latest.
+            target = max(base, key=lambda s: (len(content_stems(s.value + " " + s.key) & said_of), bool(wanted_unit) and unit_key(item_unit(s, lang), lang) == wanted_unit, base.index(s)))
             n_old, n_delta = number_of(target.value), number_of(v.text)
             ordinal = _ORDINAL_TOTAL.match(v.text)  # "a third place": three in all
             if n_old is None or (n_delta is None and ordinal is None):
@@ -720,11 +723,13 @@ _MODEL_KINDS = (KIND_TIME, KIND_DATE, KIND_QUANTITY, KIND_NUMBER, KIND_NAME, KIN
 def _changed_amount(v: Value, stored: list[Item], statement: Statement, lang: str) -> tuple[Item, Item] | None:
     """"they've put it up by £5", 每晚多收一百二: the stored amount of money the sentence's words are
     about (else the latest) and that amount changed by `v`, written as it was (its currency, its unit)."""
-    money = MONEY_VALUE.search(v.text) is not None or lang == "zh"  # "knock five off the order" changes a count
+    # A sum said with its currency changes a sum; a bare number ("knock five off", "up by sixty")
+    # whichever amount its words are about, a count or a sum.
+    money = MONEY_VALUE.search(v.text) is not None or lang == "zh"
     amounts = [
         s for s in stored
-        if (s.kind == KIND_NUMBER and _is_bare_number(s.value) and not re.search(r"\d\s\d", s.value) and (money or not MONEY_VALUE.search(s.value)))
-        or (s.kind == KIND_QUANTITY and item_unit_words(s) and money != bool(MONEY_VALUE.sub("", item_unit_words(s)).strip()))  # 块钱, not 一块儿
+        if (s.kind == KIND_NUMBER and _is_bare_number(s.value) and not re.search(r"\d\s\d", s.value))
+        or (s.kind == KIND_QUANTITY and item_unit_words(s) and (not money or not MONEY_VALUE.sub("", item_unit_words(s)).strip()))  # 块钱, not 一块儿
     ]
     by = number_of(v.text)
     if by is None:
@@ -781,9 +786,10 @@ def _with_amount(target: Item, total: float, lang: str) -> Item:
     currency = re.match(r"[£$€¥]\s?", target.value)
     amount = str(int(total)) if total == int(total) else f"{total:.2f}" if currency else f"{total:g}"  # £8.50, 2.5 kg
     unit = item_unit_words(target) if target.kind == KIND_QUANTITY else ""
-    if lang != "zh":
-        unit = agree(unit, total)  # "one child" -> "2 children"
-    written = (currency.group(0) if currency else "") + amount + ((" " if lang != "zh" else "") + unit if unit else "")
+    hyphened = lang != "zh" and bool(unit) and re.search(r"[\w]-" + re.escape(unit) + r"$", target.value) is not None
+    if lang != "zh" and not hyphened:
+        unit = agree(unit, total)  # "one child" -> "2 children"; "seventeen-tooth" is a word of its own
+    written = (currency.group(0) if currency else "") + amount + (("-" if hyphened else " " if lang != "zh" else "") + unit if unit else "")
     return Item(key=target.key, value=written, kind=target.kind)
 
 
@@ -977,7 +983,8 @@ def _totals_of_change(change: Value, news: list[Value], statement: Statement) ->
     if change.kind != KIND_QUANTITY or not change.delta:
         return []
     lang = statement.lang
-    out = [o for o in news if o.kind == KIND_QUANTITY and not o.delta and (not o.unit or not change.unit or unit_key(o.unit, lang) in (unit_key(change.unit, lang), "people"))]
+    out = [o for o in news if o.kind == KIND_QUANTITY and not o.delta and (not o.unit or not change.unit or unit_key(o.unit, lang) in (unit_key(change.unit, lang), "people"))
+           and not re.search(r"\bby\s+$", statement.text[:o.start])]  # "up by 3 cm and the sleeves by 2 cm": a second change, no total
     return out + [o for o in news if o.kind == KIND_NUMBER and o.start > change.start and _is_bare_number(o.text) and not MONEY_VALUE.search(o.text)
                   and _TOTAL_BEFORE.search(statement.text[max(0, o.start - 24): o.start]) is not None]
 
