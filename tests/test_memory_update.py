@@ -764,6 +764,9 @@ def test_a_number_read_with_its_digits_swapped_replaces_that_number() -> None:
         ("zh", "住院观察两天，周五复查。", "护士说指标还没降，还得多住一天。", "两天", "3天", "周五"),
         ("zh", "工作服订三十八码的，帽子均码。", "穿上太紧了，换大一码。", "三十八码", "39码", "均码"),
         ("zh", "晾衣绳要十二米，夹子五十个。", "阳台没那么宽，绳子再短两米。", "十二米", "10米", "五十个"),
+        # a stored count multiplied, said as 翻个倍 or 多 + verb + 一倍
+        ("zh", "米饭煮两杯，菜炒三个。", "来的人多了，米饭翻个倍。", "两杯", "4杯", "三个"),
+        ("zh", "传单印两百份，海报十张。", "传单多印一倍吧。", "两百份", "400份", "十张"),
         # a shift said with a compound number word
         ("en", "Parents' evening slot is 5:10, the bus is at 6.", "School moved our slot thirty-five minutes later.", "5:10", "5:45", "6"),
     ],
@@ -1203,3 +1206,8 @@ def test_a_thing_swapped_in_is_not_cut_to_its_head_nor_matched_inside_a_stored_w
     # 台灯 is a thing, not the classifier 台 and a lamp; 落地灯 holds no word 地灯 to swap.
     text = say("我想买一盏落地灯。", "换成台灯吧。", lang="zh").memory_text()
     assert "落台灯" not in text and "落地灯" in text, text
+
+
+def test_the_count_of_a_thing_turned_down_goes_with_it() -> None:
+    facts = [f.value for f in say("家长八点要送孩子去礼堂，我还想买一束向日葵给她。", "向日葵那家花店没货了，店员说可以包一束白色满天星，也要得。", lang="zh").facts]
+    assert "八点" in facts and not any("向日葵" in f for f in facts), facts

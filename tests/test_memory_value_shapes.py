@@ -727,3 +727,16 @@ def test_words_that_rule_a_day_out_describe_it_when_a_relative_clause_follows() 
 
     assert negated("下周值班的是李浩然。")["下周"] is False  # who is on duty then
     assert negated("周六我值班，改周日吧。")["周六"] is True  # the day ruled out
+
+
+@pytest.mark.parametrize(
+    "sentence,value",
+    [
+        ("订三箱矿泉水，周五送。", "三箱矿泉水"),
+        ("再加两瓶洗洁精。", "两瓶洗洁精"),
+        ("买两斤牛里脊。", "两斤牛里脊"),
+        ("四档风太大。", "四档风"),  # jieba's 风太 holds 太: no noun to finish
+    ],
+)
+def test_the_thing_a_chinese_count_counts_is_never_cut_inside_its_word(sentence: str, value: str) -> None:
+    assert (value, "quantity") in read(sentence, "zh"), read(sentence, "zh")

@@ -77,8 +77,8 @@ _ZH_QUANTITY = re.compile(rf"(?P<num>[{_ZH_NUM}]+|几|半)(?P<delta>多|来)?(?P
 # 今年, 一年级); 我们俩, 咱仨: a head count said with the pronoun.
 _ZH_DURATION = re.compile(r"(?<![\d〇零一二两三四五六七八九十百])(?P<num>[一二两三四五六七八九十\d]{1,3}|半)(?:个)?(?:半)?(?P<unit>年|小时|钟头)半?(?![级底初代纪龄])")
 _ZH_PAIR = re.compile(r"(?:我们|咱们|他们|她们|你们|咱)(?P<n>俩|仨)|俩人|仨人")
-# A stored amount multiplied: 辣椒翻一倍, 码率减半, 电压加到原来的一倍半.
-_ZH_FACTOR = re.compile(r"翻一倍|翻倍|加倍|翻一番|减半|砍半|(?:减|砍|去|删|少|撤)掉?一半|(?:加|提|调|降|减|改)到原来的(?P<times>一倍半|[两二三四]倍|一半)")
+# A stored amount multiplied: 辣椒翻一倍, 亮度翻个倍, 多印一倍, 码率减半, 电压加到原来的一倍半.
+_ZH_FACTOR = re.compile(r"翻[一个]倍|翻倍|加倍|多[\u4e00-\u9fff]?一倍(?!半)|翻一番|减半|砍半|(?:减|砍|去|删|少|撤)掉?一半|(?:加|提|调|降|减|改)到原来的(?P<times>一倍半|[两二三四]倍|一半)")
 _ZH_TIMES = {"一倍半": 1.5, "两倍": 2.0, "二倍": 2.0, "三倍": 3.0, "四倍": 4.0, "一半": 0.5}
 # An amount said as a change of a stored one: 多收/贵/涨 more, 便宜/少收/降 less (涨到 says the new amount itself).
 _ZH_AMOUNT_CHANGE = re.compile(r"(?:(?P<more>多收|多付|多交|多花|贵|涨)|(?P<less>便宜|少收|少付|降|优惠|减))了?$")
@@ -301,6 +301,9 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
             if starts.get(i, "n")[:1] in "adcpryexuv":  # "八寸肯定不够", "二十个根本不够": the unit is 寸, 个; "肯定", "根本" are not counted
                 unit, end = text[m.start("unit"): i], i
                 break
+        whole = _zh_whole_word_end(text, m.start("unit") + 1, end)  # 八斤嫩豆腐: the thing counted is not cut inside a word
+        if whole != end:
+            unit, end = text[m.start("unit"): whole], whole
         less, more = _zh_change_before(text[max(0, m.start() - 5): m.start()], _zh_verb_adjective_at(text, m.start() - 1))
         more = more or m.group("delta") == "多"
         if m.group("num") == "几" and not (less or more):
@@ -375,6 +378,15 @@ def warm_up() -> None:
 def zh_words(text: str) -> list[tuple[str, str]]:
     """Chinese words with their part of speech (jieba's tags: n noun, ns place, m numeral ...)."""
     return [(w, f) for w, f in _jieba_tokenizer().cut(text)]
+
+
+def _zh_whole_word_end(text: str, after: int, end: int) -> int:
+    """`end` moved to the end of the noun it falls inside (八斤嫩豆|腐 -> 八斤嫩豆腐), by at most two characters;
+    a noun that began at or before `after` (the measure word's own) is left as it is."""
+    for start, word, flag in _zh_words_at(text):
+        if after <= start < end < start + len(word) and flag.startswith("n") and start + len(word) - end <= 2 and not any(c in _ZH_STOP for c in word):
+            return start + len(word)
+    return end
 
 
 def _zh_verb_adjective_at(text: str, at: int) -> bool:

@@ -19,7 +19,7 @@ from typing import Callable
 from sotto.engines.normalize import spelled_words, spoken_codes, spoken_digit_groups
 from sotto.memory import language as L
 from sotto.memory import rejected as _rejected
-from sotto.memory.items import KIND_NAME, KIND_NOTE, VALUE_KINDS, Item
+from sotto.memory.items import KIND_NAME, KIND_NOTE, KIND_QUANTITY, VALUE_KINDS, Item
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.read_en import EN_NEGATED_AFTER, _is_name_word, is_colour_word
@@ -27,7 +27,7 @@ from sotto.memory.read_zh import _ZH_CLASSIFIERS, _ZH_NUM, ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, contains_ci, detect_lang, entities, entity_kind, norm_key
-from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, STEADY_CLAUSE, UPDATE, Decision, decide_values, keep_unit, later_kinds_of, names_value, replace_in_items, said_unchanged, same_sort, same_value, weekday_of
+from sotto.memory.update import ADD, DELETE, NOOP, SAID_AS_UNCHANGED, STEADY_CLAUSE, UPDATE, Decision, decide_values, item_unit_words, keep_unit, later_kinds_of, names_value, replace_in_items, said_unchanged, same_sort, same_value, weekday_of
 from sotto.text.sentences import split_sentences
 
 MAX_WORDS_CHARS = 600
@@ -1377,6 +1377,16 @@ def _without_said(text: str, m: _rejected.Mention, lang: str) -> str:
     return " ".join(word for word, d in zip(words, dropped) if not d).strip(" ,;")
 
 
+def _counts_only(item: Item, m: _rejected.Mention, lang: str) -> bool:
+    """`item` is a count of the thing `m` says, and of nothing else: its unit words past the measure
+    word (束 of 一束向日葵, "bags of" of "two bags of charcoal") are the mention's."""
+    unit = item_unit_words(item)
+    if lang == "zh":
+        return unit.endswith(m.said) and len(unit) - len(m.said) <= 1
+    words = content_stems(unit)
+    return bool(words & m.keys) and len(words - m.keys) <= 1 and re.search(r"\bof\b", unit) is not None
+
+
 def _turn_down_things(w: _Working, words: str, turn: int, lang: str, task_before: str) -> None:
     """Stored things the turn says again as the ones that no longer hold (scored by
     `memory.rejected`): the clauses that said them go, before and in this turn (there, the reason
@@ -1413,6 +1423,12 @@ def _turn_down_things(w: _Working, words: str, turn: int, lang: str, task_before
                 now_is[id(said_in)] = Item(key=_without(item.key, m.said, lang), value=rest, kind=item.kind, turn=item.turn)
                 w.replace_item(item, now_is[id(said_in)])
                 result.decisions.append(Decision(UPDATE, None, item, "a thing the turn turns down, its clause left out"))
+        # A count of only the thing turned down goes with it (一束向日葵, "two bags of charcoal"; not
+        # "two 24-inch looms" when only "loom" is said).
+        counted = [i for i in w.stored() if i.turn < turn and i.kind == KIND_QUANTITY and _counts_only(i, m, lang)]
+        if counted:
+            w.remove(counted)
+            result.decisions += [Decision(DELETE, None, i, "the count of a thing the turn turns down") for i in counted]
         for item in [i for i in w.stored() if i.turn == turn and i.kind == KIND_NOTE and (content_stems(i.value) & m.keys if lang != "zh" else m.said in i.value)]:
             # This turn's clause that names it gives the reason it goes ("my aunt can't eat lemon").
             reason_left = _without_clause(item.value, m.said, lang)
