@@ -1211,3 +1211,10 @@ def test_a_thing_swapped_in_is_not_cut_to_its_head_nor_matched_inside_a_stored_w
 def test_the_count_of_a_thing_turned_down_goes_with_it() -> None:
     facts = [f.value for f in say("家长八点要送孩子去礼堂，我还想买一束向日葵给她。", "向日葵那家花店没货了，店员说可以包一束白色满天星，也要得。", lang="zh").facts]
     assert "八点" in facts and not any("向日葵" in f for f in facts), facts
+
+
+def test_a_thing_chosen_rather_than_one_named_by_its_head_replaces_the_stored_one() -> None:
+    # "a big cleaner" names the stored "carpet cleaner" by its head; the new side is the noun
+    # phrase chosen, not the clause that chooses it.
+    text = say("Hire a carpet cleaner and a wet vac for Saturday.", "The stairs are narrow, so I will need the small handheld steamer rather than a big cleaner.").memory_text()
+    assert "small handheld steamer" in text and "carpet cleaner" not in text and "wet vac" in text and "need the" not in text, text

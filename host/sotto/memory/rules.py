@@ -185,6 +185,42 @@ _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮
 _SENTENCE_START_WORDS = {"tomorrow", "today", "tonight", "at", "on", "in", "next", "this", "every", "before", "after", "by"}
 
 
+_EN_PHRASE_TAIL = re.compile(r"\s+(?:on|for|in|at|with|to|from)\s+(?:the|a|an|my|our|his|her|their)\s+[^,;]*$", re.I)
+_EN_DETERMINER = re.compile(r"^.*\b(?:the|a|an|some|my|our|his|her|their)\s+", re.I)
+
+
+def _en_chosen_phrase(span: str) -> str:
+    """The thing chosen in a longer span ("Fiona reckons he can have the calmer paste" -> "calmer
+    paste", "we'll both have terracotta" -> "terracotta"): its own noun phrase, without a phrase
+    that places it ("the salt-and-pepper mix on the viola bow")."""
+    if len(span.split()) <= 3:
+        return span
+    span = _EN_PHRASE_TAIL.sub("", span)
+    after = _EN_DETERMINER.sub("", span)
+    if after != span:
+        return after
+    words = span.split()
+    tail = len(words)
+    while tail > 0 and words[tail - 1].lower() not in EN_STOPWORDS and "'" not in words[tail - 1]:
+        tail -= 1
+    return " ".join(words[tail:]) or span
+
+
+def _stored_by_head(state: SessionState, old: str) -> str | None:
+    """The stored phrase an old thing said with other modifiers names ("a new tube" for the stored
+    "inner tube"): its head word, with the one word before it wherever it is stored."""
+    words = old.split()
+    if len(words) < 2 or len(words) > 3:
+        return None
+    head = words[-1]
+    if head.lower() in EN_STOPWORDS or not _found_in(state, head):
+        return None
+    text = "\n".join(state.all_strings())
+    found = {m.group(0).lower() for m in re.finditer(rf"(?<![\w-])(?:[A-Za-z][\w-]* )?{re.escape(head)}(?![\w-])", text, re.I)}
+    phrases = {f if f.split()[0] not in EN_STOPWORDS and len(f.split()) == 2 else head.lower() for f in found}
+    return phrases.pop() if len(phrases) == 1 else None
+
+
 def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tuple[str, str, bool]]:
     """(old, new, old_is_in_state) for each correction in the sentence."""
     out: list[tuple[str, str, bool]] = []
@@ -200,10 +236,13 @@ def _find_corrections(sentence: str, state: SessionState, lang: str) -> list[tup
         if lang == "en":
             # "Sorry, I said it wrong, it's the day after tomorrow" -> the last comma piece.
             new_span = re.split(r",\s*", new_span)[-1]
+            new_span = _en_chosen_phrase(new_span)
         old, new = _refine(m.group("old"), new_span)
         owner = re.match(r"(?:\w+['’]s|his|her|their|my|our)\s+(?P<thing>.+)$", old, re.I)
         if owner and not _found_in(state, old) and _found_in(state, owner.group("thing")):
             old = owner.group("thing")  # "swap Isla's apple for grapes": the apple stored without its owner
+        if lang == "en" and not _found_in(state, old):
+            old = _stored_by_head(state, old) or old
         if old and new and old.lower() != new.lower():
             out.append((old, new, _found_in(state, old)))
         break
