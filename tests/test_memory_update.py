@@ -1218,3 +1218,21 @@ def test_a_thing_chosen_rather_than_one_named_by_its_head_replaces_the_stored_on
     # phrase chosen, not the clause that chooses it.
     text = say("Hire a carpet cleaner and a wet vac for Saturday.", "The stairs are narrow, so I will need the small handheld steamer rather than a big cleaner.").memory_text()
     assert "small handheld steamer" in text and "carpet cleaner" not in text and "wet vac" in text and "need the" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "words", "both"),
+    [
+        ("zh", "我和表哥一起租车，我那辆押金三千五；他那辆押金四千二。", ("三千五", "四千二")),
+        ("en", "Mum's flight lands at 4:10. Dad's flight lands at 6:25.", ("4:10", "6:25")),
+    ],
+)
+def test_values_one_message_lists_side_by_side_all_stay(lang: str, words: str, both: tuple[str, str]) -> None:
+    facts = [f.value for f in say(words, lang=lang).facts]
+    assert all(any(b in f for f in facts if f) for b in both), facts
+
+
+def test_a_value_the_same_message_changed_is_no_list_and_its_key_still_replaces_it() -> None:
+    # The first sentence restates the count (owned up to); the second says the count now.
+    facts = [f.value for f in say("Thirty revision cards for the exam.", "Oh, I muddled that, the thirty cards were last term's. This term's pack has 48 in it.").facts]
+    assert "48 revision cards" in facts and not any("thirty" in f for f in facts), facts

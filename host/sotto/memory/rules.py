@@ -1251,7 +1251,7 @@ def extract(words: str, state: SessionState, *, lang: str | None = None, turn: i
         later_kinds = later_kinds_of(st, [read_sentence(later, lang, known) for later in sentences[index + 1:]])
         values = decide_values(st, stored_before, turn, notes=[i for i in stored_now if i.kind == KIND_NOTE], earlier_olds=rejected, earlier_mentioned=mentioned, earlier_names=named_people,
                                earlier_text=" ".join(sentences[:index]), turn_steady=turn_steady, later_kinds=later_kinds,
-                               earlier_replaced=replaced_this_turn, earlier_out=out_people)
+                               earlier_replaced=replaced_this_turn, earlier_out=out_people, earlier_added=[item for _, item in added_at])
         replaced_this_turn += [d.target for d in values.decisions if d.op == UPDATE and d.target is not None]
         again = [d.target for d in values.decisions if d.op == NOOP and d.target is not None and d.target.kind == "name"]
         named_people += again

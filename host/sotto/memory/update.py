@@ -301,6 +301,7 @@ def decide_values(
     later_kinds: frozenset[str] = frozenset(),
     earlier_replaced: list[Item] | None = None,
     earlier_out: list[Item] | None = None,
+    earlier_added: list[Item] | None = None,
     notes: list[Item] | None = None,
 ) -> ValueUpdate:
     """Decisions for the typed values of one statement against the stored items.
@@ -620,8 +621,9 @@ def decide_values(
                 said = mentioned + alone + said_again
                 return [replace_model.score(replace_features(v, s, statement, turn, pool, stored, said, changed, replaced_so_far, said_with)) for s in pool]
 
+            listed = {id(i) for i in earlier_added or []} | {id(d.item) for d in out.decisions if d.op == ADD and d.item is not None}
             decision = _by_key(v, new_item, candidates, statement, lang, known_names, [s for s in mentioned + alone if s in current], fresh=_fresh_subject(statement, stored), relabelled=relabelled,
-                               earlier_text=earlier_text, steady=steady, likelihood=likelihood, said_with=said_with)
+                               earlier_text=earlier_text, steady=steady, likelihood=likelihood, said_with=said_with, listed=listed)
         if decision is None and v.kind == KIND_NAME and not v.weak and not statement.additive:
             # "Hannah's got builders in. Priti's offered.": a person named again, then a new person
             # in the same turn: the new one takes the place of the one named. Within one sentence
@@ -1228,7 +1230,7 @@ def _by_key(
     v: Value, new_item: Item, candidates: list[Item], statement: Statement, lang: str, known_names: set[str],
     mentioned: list[Item] | None = None, *, fresh: bool = False, relabelled: list[Item] | None = None, earlier_text: str = "",
     steady: list[Item] | None = None, likelihood: Callable[[list[Item]], list[float]] | None = None,
-    said_with: dict[int, set[str]] | None = None,
+    said_with: dict[int, set[str]] | None = None, listed: set[int] | None = None,
 ) -> Decision | None:
     """`likelihood`: the fitted model's score of each stored value of a pool, for a tie no word decides.
     `fresh`: the sentence is about something not stored yet ("还有一个报价单，打三份", "Hive two,
@@ -1369,6 +1371,10 @@ def _by_key(
         if overlap <= 2 and not (cued or statement.change_cue) and likelihood is not None and likelihood([target])[0] < _WEAK_KEY_FLOOR:
             # One shared word, no word of change, and the fitted model finds it unlikely: "Channel two is
             # a square wave at 10 kHz" after "channel one ... 1 kHz" tells another channel's value.
+            return None
+        if id(target) in (listed or set()) and not (cued or statement.change_cue or statement.admission or statement.strong_cue):
+            # "我住次卧，押金两千二；她住主卧，押金两千八": a value this message added is listed beside the
+            # new one, unless the sentence puts it right (a value it changed is no list: "多订了一间，三间房").
             return None
         return Decision(UPDATE, new_item, target, "same key")
     # "Seven, then.": the sentence is only the value (a count with its own noun is not bare;
