@@ -740,3 +740,10 @@ def test_words_that_rule_a_day_out_describe_it_when_a_relative_clause_follows() 
 )
 def test_the_thing_a_chinese_count_counts_is_never_cut_inside_its_word(sentence: str, value: str) -> None:
     assert (value, "quantity") in read(sentence, "zh"), read(sentence, "zh")
+
+
+def test_half_of_something_is_a_share_not_a_value() -> None:
+    assert read("Half the choir has the flu.") == [], read("Half the choir has the flu.")
+    assert ("half", "number") in read("Make it half.")
+    facts = [f.value for f in say("We take six trays of scones to the fete.", "Half of them always come back unsold.").facts]
+    assert "six trays" in facts, facts

@@ -603,6 +603,8 @@ def _en_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
     for m in re.finditer(rf"\b(?P<prep>at|to|from|in|near)\s+(?P<np>the\s+(?:[a-z]+\s+){{0,2}}?(?:{_PLACE_NOUN_WORDS}))\b", text, re.I):
         add(m.start("np"), m.end("np"), KIND_PLACE, prep=m.group("prep").lower())
     for m in _EN_BARE_NUMBER.finditer(text):
+        if m.group(0).lower() == "half" and re.match(r"\s+(?:of|the|our|my|your|his|her|their|them|us|these|those|this|that)\b", text[m.end():], re.I):
+            continue  # "Half our lattes are oat now", "half of them": a share of something, no value
         add(m.start(), m.end(), KIND_NUMBER)
     found.sort(key=lambda v: v.start)
     found = without_appositive_roles(found, text)
