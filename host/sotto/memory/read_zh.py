@@ -84,6 +84,10 @@ _ZH_TIMES = {"一倍半": 1.5, "两倍": 2.0, "二倍": 2.0, "三倍": 3.0, "四
 _ZH_AMOUNT_CHANGE = re.compile(r"(?:(?P<more>多收|多付|多交|多花|贵|涨)|(?P<less>便宜|少收|少付|降|优惠|减))了?$")
 
 
+# Gradable adjectives, once: the ones of more and of less size (换大一码, 调低两度), then the others.
+ZH_GRADED_MORE = "大高长宽粗厚深"
+ZH_GRADED_LESS = "小低短窄细薄浅"
+ZH_GRADABLE = ZH_GRADED_MORE + ZH_GRADED_LESS + "近远早晚快慢多少轻重便宜贵松紧亮暗"
 _NOT_A_CHANGE = "(?<![至最顶差好很许不太多])"
 _NOT_A_VERB = (ZH_FUNCTION_CHARS - frozenset("来要")) | frozenset(_ZH_NUM) | frozenset("少多么久大长远")
 
@@ -98,7 +102,7 @@ def _zh_change_before(before: str, compared: bool = False) -> tuple[bool, bool]:
     if way is not None and way.group("verb") not in _NOT_A_VERB:
         less, more = less or way.group("way") == "少", more or way.group("way") == "多"
     # An adjective of a verb right before the count says by how much (`compared`): 换大一码, 调低两度.
-    than = re.search(r"(?:(?P<up>[大高长宽粗厚深])|[小低短窄细薄浅])$", before)
+    than = re.search(rf"(?:(?P<up>[{ZH_GRADED_MORE}])|[{ZH_GRADED_LESS}])$", before)
     if than is not None and compared:
         less, more = less or not than.group("up"), more or bool(than.group("up"))
     # 又有两个, 又翻出来三张: "again" before the verb that brings the count (not 又是三个: the same count said again)
@@ -353,7 +357,7 @@ def _zh_values(text: str, known: frozenset[str] = frozenset()) -> list[Value]:
 
 def _after_an_adjective(before: str) -> bool:
     """The text ends in an adjective (近, 冷, 便宜, 调浅): what follows says how much more, not a time."""
-    if re.search(r"[好快慢近远早晚多少大小高低长短轻重便宜贵松紧宽窄亮暗厚薄认些冷热凉暖深浅]$", before):
+    if re.search(rf"[{ZH_GRADABLE}好认些冷热凉暖]$", before):
         return True
     words = zh_words(before[-6:]) if re.search(r"[\u4e00-\u9fff]$", before) else []
     return bool(words) and words[-1][1][:1] == "a"

@@ -23,7 +23,7 @@ from sotto.memory.items import KIND_NAME, KIND_NOTE, KIND_QUANTITY, VALUE_KINDS,
 from sotto.memory.patch import Replacement, StatePatch, replace_everywhere
 from sotto.memory.state import SessionState, bounded
 from sotto.memory.read_en import EN_NEGATED_AFTER, _is_name_word, is_colour_word
-from sotto.memory.read_zh import _ZH_CLASSIFIERS, _ZH_NUM, ZH_NEGATED_AFTER
+from sotto.memory.read_zh import _ZH_CLASSIFIERS, _ZH_NUM, ZH_GRADABLE, ZH_NEGATED_AFTER
 from sotto.memory.values import clause_at, clause_starts
 from sotto.memory.statements import Statement, Value, asked_kinds, choice_class, content_stems, is_role_word, read_sentence, zh_words
 from sotto.memory.text import EN_NUMBER_WORDS, EN_STOPWORDS, ZH_FUNCTION_CHARS, contains_ci, detect_lang, entities, entity_kind, norm_key
@@ -41,7 +41,8 @@ _EN_FILLERS = re.compile(
 _ZH_FILLERS = re.compile(
     r"^(?:嗯|呃|那个|对了|还有|顺便|另外|好的|好吧|好|哦|啊|然后|不对|对|算了|等一下|等等|我刚才说错了|刚才说错了|我说错了|说错了|抱歉|不好意思|其实|再|也)[，,、\s]*"
 )
-_EN_DETERMINERS = re.compile(r"^(?:the|a|an|my|our|your|that|this|it's|it is|its|make it|to be|is|it)\s+", re.IGNORECASE)
+_EN_DETERMINER_WORDS = r"the|a|an|some|my|our|your|his|her|their"
+_EN_DETERMINERS = re.compile(rf"^(?:{_EN_DETERMINER_WORDS}|that|this|it's|it is|its|make it|to be|is|it)\s+", re.IGNORECASE)
 _ZH_DETERMINERS = re.compile(r"^(?:是|那个|这个|把|要|改成|换成|改为|改到)")
 
 
@@ -185,8 +186,8 @@ _ZH_REQUEST = re.compile(r"^(?:你)?(?:能不能|能|可以|可不可以|请|帮
 _SENTENCE_START_WORDS = {"tomorrow", "today", "tonight", "at", "on", "in", "next", "this", "every", "before", "after", "by"}
 
 
-_EN_PHRASE_TAIL = re.compile(r"\s+(?:on|for|in|at|with|to|from)\s+(?:the|a|an|my|our|his|her|their)\s+[^,;]*$", re.I)
-_EN_DETERMINER = re.compile(r"^.*\b(?:the|a|an|some|my|our|his|her|their)\s+", re.I)
+_EN_PHRASE_TAIL = re.compile(rf"\s+(?:on|for|in|at|with|to|from)\s+(?:{_EN_DETERMINER_WORDS})\s+[^,;]*$", re.I)
+_EN_UP_TO_LAST_DETERMINER = re.compile(rf"^.*\b(?:{_EN_DETERMINER_WORDS})\s+", re.I)
 
 
 def _en_chosen_phrase(span: str) -> str:
@@ -196,7 +197,7 @@ def _en_chosen_phrase(span: str) -> str:
     if len(span.split()) <= 3:
         return span
     span = _EN_PHRASE_TAIL.sub("", span)
-    after = _EN_DETERMINER.sub("", span)
+    after = _EN_UP_TO_LAST_DETERMINER.sub("", span)
     if after != span:
         return after
     words = span.split()
@@ -405,7 +406,7 @@ class _Working:
         self.result.added.append(item)
 
 
-_ZH_GRADED = re.compile(r"[近远早晚快慢大小多少高低长短轻重便贵宜松紧宽窄亮暗厚薄]一?(?:点|些)(?![半钟])|更")
+_ZH_GRADED = re.compile(rf"[{ZH_GRADABLE}]一?(?:点|些)(?![半钟])|更")
 _EN_HEAD_FOR = re.compile(r"\b(?P<mod>[A-Za-z][\w-]*) for the (?P<noun>[A-Za-z][\w-]*)\b", re.I)
 
 
